@@ -1,0 +1,30 @@
+/**
+ * `tapshot/android`: `tap` and `expect` for UiAutomator2 / Espresso sessions. Import as a namespace:
+ *
+ * ```ts
+ * import * as ai from "tapshot/android";
+ * await ai.tap(driver, "the checkout button", { verify: "the order summary is shown" });
+ * await ai.expect(driver).toMatchScreenshot("cart-page", "the cart with 2 items; prices may differ");
+ * ```
+ */
+import { registerEnvChannelFactory } from "../core/config.js";
+import { createPlatformApi } from "../core/engine.js";
+import { channelFromEnv } from "../providers/env.js";
+import { androidAdapter } from "./adapter.js";
+
+registerEnvChannelFactory(channelFromEnv);
+
+const api = createPlatformApi(androidAdapter);
+
+/**
+ * Tap the element the prompt describes. The first run on a device model + OS asks the model
+ * and stores the point with a crop of the screen; later runs replay it without a model.
+ */
+export const tap = api.tap;
+
+/** `expect(driver).toMatchScreenshot(name, prompt, options?)`: per-device baselines judged by the model once. */
+export const expect = api.expect;
+
+export type { TapOptions, TapResult, ScreenshotOptions, ScreenshotResult } from "../core/options.js";
+export type { ScreenshotMatchers } from "../core/engine.js";
+export * from "../core/errors.js";

@@ -1,0 +1,39 @@
+/** Failure artifacts: images a failed call reports so a person can see what went wrong. */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+
+/** One image a failed call reports. */
+export interface Artifact {
+  /** File name that says which call produced it, e.g. `tap-the-checkout-button-1a2b3c__expected.png`. */
+  name: string;
+  /** What the image shows. */
+  role: "expected" | "actual" | "diff" | "screenshot" | "composite";
+  mimeType: "image/png";
+  data: Buffer;
+  /** The API call that produced it. */
+  api: "tap" | "toMatchScreenshot";
+  /** The tap prompt or the baseline name. */
+  subject: string;
+  /** Device slug. */
+  device: string;
+}
+
+/**
+ * Receives a failure's artifacts. Return where the artifact went (a path or a URL) so
+ * the error message can name it; runners upload it to their own report.
+ */
+export type ArtifactReporter = (artifact: Artifact) => string | void | Promise<string | void>;
+
+/** A run id for the results folder: timestamp plus process id, unique across parallel workers. */
+export const RUN_ID = process.env.TAPSHOT_RUN_ID ?? `${new Date().toISOString().replace(/[:.]/g, "-")}_${process.pid}`;
+
+/** The standalone reporter: writes files under `<resultsDir>/<run>/`. */
+export function fileReporter(resultsDir: string): ArtifactReporter {
+  return async (artifact) => {
+    const dir = path.resolve(resultsDir, RUN_ID);
+    await fs.mkdir(dir, { recursive: true });
+    const file = path.join(dir, artifact.name);
+    await fs.writeFile(file, artifact.data);
+    return file;
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * The process-wide configuration: what `configureAi` set, over environment
+ * variables, over standalone defaults. Read at every call, so a runner may
+ * reconfigure between sessions.
+ */
+import { z } from "zod";
+import type { AiChannel } from "./contract.js";
+import type { Target } from "./device.js";
+import { TargetSchema } from "./device.js";
+import { ConfigError } from "./errors.js";
+import { describeZodError } from "./contract.js";
+import { consoleLogger, type LogEntry } from "./log.js";
+import { fileReporter, type ArtifactReporter } from "./artifacts.js";
+import { FileStore } from "./store/file-store.js";
+import type { Store } from "./store/store.js";
+
+/** `auto` asks the model when nothing is stored; `replay` never calls a model (CI without a key). */
+export type Mode = "auto" | "replay";
+
+/** Options of `configureAi`. Every field is optional; each given field replaces the current value. */
+export interface AiConfig {
+  /** The model request channel (a runner's own, or a provider from `tapshot/providers`). */
+  channel?: AiChannel;
+  /** Team storage root holding `_ai_/`. Default `$TAPSHOT_STORAGE_DIR` or `./storage`. */
+  storageDir?: string;
+  /** A storage backend other than the filesystem (object storage for device farms). Wins over `storageDir`. */
+  store?: Store;
+  /**
+   * The run's target device; its fields override what the adapter reads. A function
+   * gets the driver, for runners that drive several devices from one process.
+   */
+  target?: Target | ((driver: unknown) => Target | undefined);
+  /** Receives one entry per call; `false` silences logging. Default: one line on stderr. */
+  log?: ((entry: LogEntry) => void) | false;
+  /** Receives failure artifacts. Default: files under `$TAPSHOT_RESULTS_DIR` or `./tapshot-results/<run>/`. */
+  reportArtifact?: ArtifactReporter;
+  /** Default `$TAPSHOT_MODE` or `auto`. */
+  mode?: Mode;
+}
+
+const ModeSchema = z.enum(["auto", "replay"]);
+const fn = (what: string) =>
+  z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: `${what} must be a function` });
+
+const AiConfigSchema = z
+  .object({
+    channel: z
+      .custom<AiChannel>((v) => typeof (v as AiChannel | null)?.request === "function", {
+        message: "channel must be an object with a request(request, { signal }) method",
+      })
+      .optional(),
+    storageDir: z.string().min(1, "storageDir must not be empty").optional(),
+    store: z
+      .custom<Store>(
+        (v) =>
+          ["read", "write", "remove", "list", "lock", "touch", "modifiedAt"].every(
+            (m) => typeof (v as Record<string, unknown>)?.[m] === "function",
+          ),
+        { message: "store must implement read, write, remove, list, lock, touch and modifiedAt" },
+      )
+      .optional(),
+    target: z.union([TargetSchema, fn("target")]).optional(),
+    log: z.union([fn("log"), z.literal(false)]).optional(),
+    reportArtifact: fn("reportArtifact").optional(),
+    mode: ModeSchema.optional(),
+  })
+  .strict();
+
+let configured: AiConfig = {};
+
+/** Validate and apply options; see `configureAi` in `tapshot/runner`. */
+export function setConfig(options: AiConfig): void {
+  const result = AiConfigSchema.safeParse(options);
+  if (!result.success) {
+    throw new ConfigError(`configureAi got invalid options: ${describeZodError(result.error)}.`);
+  }
+  configured = { ...configured, ...(options as AiConfig) };
+}
+
+/** Forget everything `configureAi` set (tests, runners between sessions). */
+export function resetConfig(): void {
+  configured = {};
+}
+
+/** Builds a channel from environment variables (`TAPSHOT_PROVIDER`...); registered by the entries. */
+export type EnvChannelFactory = (env: NodeJS.ProcessEnv) => AiChannel | undefined;
+let envChannelFactory: EnvChannelFactory | undefined;
+let envChannel: { key: string; channel: AiChannel | undefined } | undefined;
+
+export function registerEnvChannelFactory(factory: EnvChannelFactory): void {
+  envChannelFactory = factory;
+}
+
+const stores = new Map<string, Store>();
+
+/** The configuration one call runs with. */
+export interface ResolvedConfig {
+  store: Store;
+  mode: Mode;
+  target: Target | undefined;
+  log: (entry: LogEntry) => void;
+  reportArtifact: ArtifactReporter;
+  /** The channel, or a ConfigError saying how to configure one. */
+  channel(): AiChannel;
+}
+
+const ENV_KEYS = [
+  "TAPSHOT_PROVIDER",
+  "TAPSHOT_MODEL",
+  "GEMINI_API_KEY",
+  "GOOGLE_API_KEY",
+  "GOOGLE_GENAI_USE_VERTEXAI",
+  "GOOGLE_CLOUD_PROJECT",
+  "OPENAI_API_KEY",
+  "OPENAI_BASE_URL",
+  "AZURE_OPENAI_API_KEY",
+  "AZURE_OPENAI_ENDPOINT",
+];
+
+function channelFromEnv(): AiChannel | undefined {
+  if (!envChannelFactory) return undefined;
+  const key = ENV_KEYS.map((k) => process.env[k] ?? "").join("\u0000");
+  if (envChannel?.key !== key) envChannel = { key, channel: envChannelFactory(process.env) };
+  return envChannel.channel;
+}
+
+export const NO_CHANNEL_MESSAGE =
+  "No model channel is configured, and this call needs a model because nothing is stored for it yet. " +
+  "Configure one: call configureAi({ channel: gemini() }) from tapshot/runner with a provider from tapshot/providers, " +
+  "or set TAPSHOT_PROVIDER=gemini with GEMINI_API_KEY (or TAPSHOT_PROVIDER=openai with OPENAI_API_KEY). " +
+  'To run without a model, commit the stored values under storage/_ai_/ and use mode "replay".';
+
+/** Resolve the configuration for one call, for the given driver. */
+export function resolveConfig(driver: unknown): ResolvedConfig {
+  const env = process.env;
+  const modeText = configured.mode ?? env.TAPSHOT_MODE ?? "auto";
+  const mode = ModeSchema.safeParse(modeText);
+  if (!mode.success) throw new ConfigError(`TAPSHOT_MODE is "${modeText}"; use "auto" or "replay".`);
+
+  let store = configured.store;
+  if (!store) {
+    const dir = configured.storageDir ?? env.TAPSHOT_STORAGE_DIR ?? "storage";
+    store = stores.get(dir) ?? new FileStore(dir);
+    stores.set(dir, store);
+  }
+
+  const target = typeof configured.target === "function" ? configured.target(driver) : configured.target;
+  if (target !== undefined) {
+    const parsed = TargetSchema.safeParse(target);
+    if (!parsed.success) throw new ConfigError(`configureAi's target returned ${describeZodError(parsed.error)}.`);
+  }
+
+  let log: (entry: LogEntry) => void = consoleLogger;
+  if (configured.log === false) log = () => undefined;
+  else if (configured.log) log = configured.log;
+  else if (env.TAPSHOT_LOG === "silent") log = () => undefined;
+  else if (env.TAPSHOT_LOG === "json") log = (entry) => console.warn(JSON.stringify(entry));
+
+  return {
+    store,
+    mode: mode.data,
+    target,
+    log,
+    reportArtifact: configured.reportArtifact ?? fileReporter(env.TAPSHOT_RESULTS_DIR ?? "tapshot-results"),
+    channel() {
+      const channel = configured.channel ?? channelFromEnv();
+      if (!channel) throw new ConfigError(NO_CHANNEL_MESSAGE);
+      return channel;
+    },
+  };
+}

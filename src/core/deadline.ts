@@ -1,0 +1,73 @@
+/** A call's time budget and its cancellation, shared by every wait inside the call. */
+import { AbortedError, TimeoutError } from "./errors.js";
+
+/** Resolve after `ms`, or reject with {@link AbortedError} as soon as `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal));
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }
+    function onAbort() {
+      clearTimeout(timer);
+      reject(abortError(signal!));
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function abortError(signal: AbortSignal): Error {
+  if (signal.reason instanceof TimeoutError || signal.reason instanceof AbortedError) return signal.reason;
+  return new AbortedError("The call was aborted by its signal.", { cause: signal.reason });
+}
+
+/** The deadline of one call: an end time and a signal that aborts at it or when the caller aborts. */
+export class Deadline {
+  readonly end: number;
+  readonly signal: AbortSignal;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    readonly timeoutMs: number,
+    what: string,
+    callerSignal?: AbortSignal,
+  ) {
+    this.end = Date.now() + timeoutMs;
+    const controller = new AbortController();
+    this.timer = setTimeout(
+      () => controller.abort(new TimeoutError(`${what} did not finish within its ${timeoutMs} ms timeout.`)),
+      timeoutMs,
+    );
+    this.timer.unref?.();
+    const onAbort = () =>
+      controller.abort(new AbortedError(`${what} was aborted by its signal.`, { cause: callerSignal?.reason }));
+    if (callerSignal?.aborted) onAbort();
+    else callerSignal?.addEventListener("abort", onAbort, { once: true });
+    this.signal = controller.signal;
+  }
+
+  /** Milliseconds left, never negative. */
+  remaining(): number {
+    return Math.max(0, this.end - Date.now());
+  }
+
+  expired(): boolean {
+    return Date.now() >= this.end;
+  }
+
+  /** Throw the abort reason when the call was aborted or timed out. */
+  throwIfAborted(): void {
+    if (this.signal.aborted) throw abortError(this.signal);
+  }
+
+  /** Sleep at most until the deadline. */
+  sleep(ms: number): Promise<void> {
+    return sleep(Math.min(ms, this.remaining()), this.signal);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Error classes that tapshot throws. Catch {@link TapshotError} for all of them,
+ * or a subclass by its `code` for one kind of failure.
+ */
+
+/** Machine-readable reason a tapshot call failed. */
+export type TapshotErrorCode =
+  | "config"
+  | "input"
+  | "ai-answer"
+  | "provider"
+  | "not-stored"
+  | "not-found"
+  | "verify-failed"
+  | "replay-mismatch"
+  | "screenshot-mismatch"
+  | "rejected"
+  | "store"
+  | "timeout"
+  | "aborted"
+  | "device";
+
+/** Base class of every error tapshot throws on purpose. */
+export class TapshotError extends Error {
+  /** What kind of failure this is; stable across versions, safe to branch on. */
+  readonly code: TapshotErrorCode;
+  /** Where the failure's images were reported (file paths or runner URLs), if any. */
+  artifacts: string[] = [];
+
+  constructor(code: TapshotErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** `configureAi` or the environment holds something invalid, or no model channel is configured. */
+export class ConfigError extends TapshotError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("config", message, options);
+  }
+}
+
+/** A call got an argument it cannot use (empty prompt, invalid name, negative timeout...). */
+export class InputError extends TapshotError {
+  constructor(message: string) {
+    super("input", message);
+  }
+}
+
+/** A model channel answered with something that does not fit the contract for that request kind. */
+export class AiAnswerError extends TapshotError {
+  constructor(
+    /** The request kind whose answer was malformed. */
+    readonly kind: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super("ai-answer", message, options);
+  }
+}
+
+/** A model provider failed (HTTP error, refusal, network); never carries the API key. */
+export class ProviderError extends TapshotError {
+  constructor(
+    readonly provider: string,
+    readonly model: string,
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super("provider", message, options);
+  }
+}
+
+/** Nothing is stored for this call and the model may not be asked (`mode: "replay"`). */
+export class NotStoredError extends TapshotError {
+  constructor(message: string) {
+    super("not-stored", message);
+  }
+}
+
+/** The model did not find the element a tap asked for. */
+export class ElementNotFoundError extends TapshotError {
+  constructor(message: string) {
+    super("not-found", message);
+  }
+}
+
+/** The model said the screen after a fresh tap does not satisfy `verify`; nothing was stored. */
+export class VerifyFailedError extends TapshotError {
+  constructor(message: string) {
+    super("verify-failed", message);
+  }
+}
+
+/** A stored tap's crop never matched the screen before the deadline. */
+export class ReplayMismatchError extends TapshotError {
+  constructor(message: string) {
+    super("replay-mismatch", message);
+  }
+}
+
+/** A screenshot differs from its stored baseline by more than the allowed pixels. */
+export class ScreenshotMismatchError extends TapshotError {
+  constructor(
+    message: string,
+    /** Pixels that differ outside masks. */
+    readonly diffPixels: number,
+    /** `diffPixels` divided by the compared pixels. */
+    readonly diffRatio: number,
+  ) {
+    super("screenshot-mismatch", message);
+  }
+}
+
+/** The model judged a screenshot against its prompt and rejected it, or a change as real. */
+export class RejectedError extends TapshotError {
+  constructor(message: string) {
+    super("rejected", message);
+  }
+}
+
+/** Stored data is unreadable or inconsistent. */
+export class StoreError extends TapshotError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("store", message, options);
+  }
+}
+
+/** The call's time budget ran out. */
+export class TimeoutError extends TapshotError {
+  constructor(message: string) {
+    super("timeout", message);
+  }
+}
+
+/** The caller's `signal` aborted the call. */
+export class AbortedError extends TapshotError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("aborted", message, options);
+  }
+}
+
+/** The driver is not a usable Appium session of the platform, or a device command failed. */
+export class DeviceError extends TapshotError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("device", message, options);
+  }
+}

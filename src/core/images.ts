@@ -1,0 +1,179 @@
+/**
+ * Image operations: sharp decodes, crops, resizes and encodes; pixelmatch compares.
+ * Raw images are RGBA, 4 bytes a pixel.
+ */
+import pixelmatch from "pixelmatch";
+import sharp from "sharp";
+import type { Box } from "./contract.js";
+
+/** Decoded RGBA pixels. */
+export interface RawImage {
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+/** An integer rectangle inside an image. */
+export type Rect = Box;
+
+/** Width and height of a PNG (or JPEG) without decoding its pixels. */
+export async function imageSize(image: Buffer): Promise<{ width: number; height: number }> {
+  const meta = await sharp(image).metadata();
+  if (!meta.width || !meta.height) throw new Error("The image has no size: is it a PNG?");
+  return { width: meta.width, height: meta.height };
+}
+
+/** Decode to RGBA. */
+export async function decode(image: Buffer): Promise<RawImage> {
+  const { data, info } = await sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}
+
+/** Decode only a rectangle; libvips stops reading a PNG below the rectangle. */
+export async function decodeRegion(image: Buffer, rect: Rect): Promise<RawImage> {
+  const { data, info } = await sharp(image)
+    .extract({ left: rect.x, top: rect.y, width: rect.width, height: rect.height })
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}
+
+/** Encode RGBA pixels as PNG. */
+export function encodePng(raw: RawImage): Promise<Buffer> {
+  return sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: 4 } })
+    .png()
+    .toBuffer();
+}
+
+/** Cut a rectangle out of a PNG, as PNG. */
+export function cropPng(image: Buffer, rect: Rect): Promise<Buffer> {
+  return sharp(image).extract({ left: rect.x, top: rect.y, width: rect.width, height: rect.height }).png().toBuffer();
+}
+
+/** Options for {@link resizeToFit}. */
+export interface FitOptions {
+  /** Longest side in pixels after resizing; smaller images are left as they are. */
+  maxSide: number;
+  format: "png" | "jpeg";
+  /** JPEG quality, 1-100. */
+  quality?: number;
+}
+
+/** Downscale so the long side is at most `maxSide`; returns the encoded image and its size. */
+export async function resizeToFit(
+  image: Buffer,
+  { maxSide, format, quality = 85 }: FitOptions,
+): Promise<{ data: Buffer; width: number; height: number }> {
+  let pipeline = sharp(image).resize({ width: maxSide, height: maxSide, fit: "inside", withoutEnlargement: true });
+  pipeline = format === "jpeg" ? pipeline.flatten({ background: "#ffffff" }).jpeg({ quality }) : pipeline.png();
+  const { data, info } = await pipeline.toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}
+
+/** Round a box outward to whole pixels, padded by `pad`, clamped to `width` x `height`. */
+export function toRect(box: Box, width: number, height: number, pad = 0): Rect {
+  const x0 = Math.max(0, Math.floor(box.x - pad));
+  const y0 = Math.max(0, Math.floor(box.y - pad));
+  const x1 = Math.min(width, Math.ceil(box.x + box.width + pad));
+  const y1 = Math.min(height, Math.ceil(box.y + box.height + pad));
+  return { x: x0, y: y0, width: Math.max(1, x1 - x0), height: Math.max(1, y1 - y0) };
+}
+
+/** Whether `rect` lies inside a `width` x `height` image. */
+export function rectFits(rect: Rect, width: number, height: number): boolean {
+  return rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= width && rect.y + rect.height <= height;
+}
+
+/** Options for {@link compare}, in the spirit of pixelmatch's. */
+export interface CompareOptions {
+  /** Per-pixel colour distance tolerated, 0 (exact) to 1 (anything); pixelmatch's threshold. Default 0.1. */
+  threshold?: number;
+  /** Rectangles ignored in both images (status bar, varying content). */
+  masks?: Rect[];
+  /** Also produce a diff image (red where pixels differ, masks shaded). */
+  diff?: boolean;
+}
+
+/** Result of {@link compare}. */
+export interface CompareResult {
+  /** Pixels that differ outside the masks. */
+  diffPixels: number;
+  /** `diffPixels` divided by all pixels. */
+  diffRatio: number;
+  /** The diff image as PNG, when asked for. */
+  diffPng?: Buffer;
+}
+
+/** Copy `raw` with `masks` painted a flat colour. */
+function withMasks(raw: RawImage, masks: Rect[]): Buffer {
+  const out = Buffer.from(raw.data);
+  for (const m of masks) {
+    const rect = toRect(m, raw.width, raw.height);
+    for (let y = rect.y; y < rect.y + rect.height; y++) {
+      out.fill(0x80, (y * raw.width + rect.x) * 4, (y * raw.width + rect.x + rect.width) * 4);
+    }
+  }
+  return out;
+}
+
+/**
+ * Compare two same-sized images. Identical bytes return at once (the fast path that
+ * a stable screen hits on almost every replay); otherwise pixelmatch counts differing
+ * pixels outside the masks. Anti-aliased pixels are not counted, as in pixelmatch.
+ */
+export async function compare(a: RawImage, b: RawImage, options: CompareOptions = {}): Promise<CompareResult> {
+  if (a.width !== b.width || a.height !== b.height) {
+    throw new Error(`Cannot compare a ${a.width}x${a.height} image with a ${b.width}x${b.height} one.`);
+  }
+  const total = a.width * a.height;
+  const masks = options.masks ?? [];
+  if (!options.diff && a.data.equals(b.data)) return { diffPixels: 0, diffRatio: 0 };
+  const left = masks.length ? withMasks(a, masks) : a.data;
+  const right = masks.length ? withMasks(b, masks) : b.data;
+  const diff = options.diff ? Buffer.alloc(total * 4) : undefined;
+  const diffPixels = pixelmatch(left, right, diff, a.width, a.height, {
+    threshold: options.threshold ?? 0.1,
+    diffMask: false,
+  });
+  const diffPng = diff ? await encodePng({ data: diff, width: a.width, height: a.height }) : undefined;
+  return { diffPixels, diffRatio: diffPixels / total, diffPng };
+}
+
+/** Whether every pixel of the image has the same colour (a blank screen). */
+export function isUniform(raw: RawImage): boolean {
+  const first = raw.data.readUInt32LE(0);
+  for (let i = 4; i < raw.data.length; i += 4) if (raw.data.readUInt32LE(i) !== first) return false;
+  return true;
+}
+
+/** Draw a rectangle outline (for artifacts that show where a stored crop was). */
+export async function outlineRect(image: Buffer, rect: Rect, color = "#ff0066"): Promise<Buffer> {
+  const { width, height } = await imageSize(image);
+  const stroke = Math.max(2, Math.round(Math.min(width, height) / 200));
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <rect x="${rect.x}" y="${rect.y}" width="${rect.width}" height="${rect.height}"
+      fill="none" stroke="${color}" stroke-width="${stroke}"/></svg>`;
+  return sharp(image)
+    .composite([{ input: Buffer.from(svg), top: 0, left: 0 }])
+    .png()
+    .toBuffer();
+}
+
+/** Expected, actual and diff side by side, like jest-image-snapshot's composite. */
+export async function sideBySide(images: Buffer[]): Promise<Buffer> {
+  const sizes = await Promise.all(images.map(imageSize));
+  const gap = 8;
+  const width = sizes.reduce((sum, s) => sum + s.width, 0) + gap * (images.length - 1);
+  const height = Math.max(...sizes.map((s) => s.height));
+  let left = 0;
+  const layers = images.map((input, i) => {
+    const layer = { input, top: 0, left };
+    left += sizes[i]!.width + gap;
+    return layer;
+  });
+  return sharp({ create: { width, height, channels: 4, background: "#808080" } })
+    .composite(layers)
+    .png()
+    .toBuffer();
+}

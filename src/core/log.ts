@@ -1,0 +1,46 @@
+/** The one log entry each tapshot call emits, and the default console logger. */
+
+/** What a call ended with. */
+export type Outcome = "replayed" | "learned" | "healed" | "matched" | "stored" | "failed";
+
+/** One entry per `tap` or `toMatchScreenshot` call. */
+export interface LogEntry {
+  /** Which API made the call. */
+  api: "tap" | "toMatchScreenshot";
+  /** The tap's prompt (taps only). */
+  prompt?: string;
+  /** The baseline name (screenshots only). */
+  name?: string;
+  /** Device slug, e.g. `google-pixel-7_14`. */
+  device: string;
+  outcome: Outcome;
+  /** Model requests made by this call. */
+  aiCalls: number;
+  /** Models that answered, in order (e.g. `gemini-2.5-flash`, `ocr:tesseract`). */
+  models: string[];
+  /** Tokens spent, when providers report them. */
+  usage?: { inputTokens: number; outputTokens: number };
+  durationMs: number;
+  /** Human-readable line: the heal message, the failure, or why a record was not replayed. */
+  detail?: string;
+  /** Artifacts reported for this call (paths or runner URLs). */
+  artifacts?: string[];
+}
+
+/** Message a heal is logged with, so teams can grep for it. */
+export const HEALED_MESSAGE = "tapshot healed a stored value";
+
+/** Format an entry as one console line. */
+export function formatLogLine(entry: LogEntry): string {
+  const subject = entry.api === "tap" ? `tap "${entry.prompt}"` : `screenshot "${entry.name}"`;
+  const calls = `${entry.aiCalls} AI call${entry.aiCalls === 1 ? "" : "s"}`;
+  const detail = entry.detail ? ` - ${entry.detail}` : "";
+  return `tapshot ${subject} [${entry.device}] ${entry.outcome}, ${calls}, ${Math.round(entry.durationMs)} ms${detail}`;
+}
+
+/** The standalone logger: one line per call on stderr (so it never mixes with a reporter's stdout). */
+export function consoleLogger(entry: LogEntry): void {
+  const line = formatLogLine(entry);
+  if (entry.outcome === "failed") console.error(line);
+  else console.warn(line);
+}

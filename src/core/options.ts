@@ -1,0 +1,120 @@
+/** Options and results of the public calls, and the checks every call runs on its input first. */
+import type { Box } from "./contract.js";
+import type { Point } from "./device.js";
+import { InputError } from "./errors.js";
+
+/** Options of `tap`. */
+export interface TapOptions {
+  /**
+   * A statement the model checks on the screen after a fresh tap, e.g. "the order summary is shown".
+   * A failed check fails the step and stores nothing. Replays never run it. Part of the stored key.
+   */
+  verify?: string;
+  /** When a replay no longer matches, ask the model to find the element again and update the stored value. */
+  autoHeal?: boolean;
+  /** Total time budget of the call in ms (waiting for the screen, model calls, verify). Default 30000. */
+  timeout?: number;
+  /** Aborts the call. */
+  signal?: AbortSignal;
+}
+
+/** What `tap` did. */
+export interface TapResult {
+  /** `learned`: the model located the element; `replayed`: the stored value was used; `healed`: re-located and updated. */
+  outcome: "learned" | "replayed" | "healed";
+  /** Where it tapped, in screenshot pixels. */
+  point: Point;
+  /** Model requests this call made (0 for a replay). */
+  aiCalls: number;
+}
+
+/** Options of `toMatchScreenshot`. */
+export interface ScreenshotOptions {
+  /** When pixels differ, ask the model whether it is a real change; if not, store the new baseline. */
+  autoHeal?: boolean;
+  /** Total time budget of the call in ms. Default 30000. */
+  timeout?: number;
+  /** Aborts the call. */
+  signal?: AbortSignal;
+  /** Per-pixel colour tolerance, 0-1 (pixelmatch's `threshold`). Default 0.1. */
+  threshold?: number;
+  /** Differing pixels allowed. Default 0 (only `maxDiffPixelRatio` applies). */
+  maxDiffPixels?: number;
+  /** Differing pixels allowed as a ratio of all pixels, 0-1. Default 0.001 (0.1%). */
+  maxDiffPixelRatio?: number;
+  /** Extra regions to ignore, in screenshot pixels, on top of system bars and stored varying regions. */
+  mask?: Box[];
+}
+
+/** What `toMatchScreenshot` did. */
+export interface ScreenshotResult {
+  /** `matched` the stored baseline, `stored` a new judged baseline, or `healed` it. */
+  outcome: "matched" | "stored" | "healed";
+  /** Model requests this call made (0 for a pixel match). */
+  aiCalls: number;
+  /** Pixels that differed from the baseline outside masks (0 when newly stored). */
+  diffPixels: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export function checkText(value: unknown, what: string, example: string): string {
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new InputError(`${what} must be a non-empty string, e.g. ${example}; got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+export function checkOptionalText(value: unknown, what: string, example: string): string | undefined {
+  return value === undefined ? undefined : checkText(value, what, example);
+}
+
+export function checkTimeout(value: unknown): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_MS;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new InputError(`timeout must be a positive number of milliseconds, e.g. 30000; got ${String(value)}.`);
+  }
+  return value;
+}
+
+export function checkSignal(value: unknown): AbortSignal | undefined {
+  if (value === undefined || value instanceof AbortSignal) return value;
+  throw new InputError("signal must be an AbortSignal, e.g. AbortSignal.timeout(10000).");
+}
+
+export function checkBoolean(value: unknown, what: string): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== "boolean") throw new InputError(`${what} must be true or false; got ${String(value)}.`);
+  return value;
+}
+
+export function checkRatio(value: unknown, what: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !(value >= 0 && value <= 1)) {
+    throw new InputError(`${what} must be a number from 0 to 1; got ${String(value)}.`);
+  }
+  return value;
+}
+
+export function checkCount(value: unknown, what: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw new InputError(`${what} must be a whole number of pixels, 0 or more; got ${String(value)}.`);
+  }
+  return value;
+}
+
+/** Reject unknown option names, so a typo (`autoheal`) does not silently do nothing. */
+export function checkKnownOptions(options: unknown, known: string[], api: string): Record<string, unknown> {
+  if (options === undefined) return {};
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new InputError(`${api} options must be an object; got ${JSON.stringify(options)}.`);
+  }
+  const unknown = Object.keys(options).filter((k) => !known.includes(k));
+  if (unknown.length) {
+    throw new InputError(
+      `${api} got unknown option ${unknown.map((k) => `"${k}"`).join(", ")}; known: ${known.join(", ")}.`,
+    );
+  }
+  return options as Record<string, unknown>;
+}

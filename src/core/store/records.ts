@@ -1,0 +1,140 @@
+/**
+ * Stored records: a JSON file (the commit point) beside a PNG. The JSON carries the
+ * PNG's SHA-256 so a reader never pairs a record with another version's image.
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { BoxSchema } from "../contract.js";
+import { DeviceDescriptionSchema } from "../device.js";
+import { StoreError } from "../errors.js";
+import { describeZodError } from "../contract.js";
+import type { Store } from "./store.js";
+
+/** Version of the record format; bumped when a change needs migration. */
+export const FORMAT = 1;
+
+const PointSchema = z.object({ x: z.number(), y: z.number() });
+const IsoDate = z.string().datetime();
+
+const TapValueSchema = z.object({
+  /** Where to tap, in screenshot pixels. */
+  point: PointSchema,
+  /** The element's box the model gave, in screenshot pixels. */
+  box: BoxSchema,
+  /** The stored crop's rectangle in screenshot pixels (the box, padded, clamped to the screen). */
+  crop: BoxSchema,
+  model: z.string(),
+  reason: z.string(),
+  imageSha256: z.string(),
+  storedAt: IsoDate,
+});
+
+export const TapRecordSchema = z.object({
+  format: z.literal(FORMAT),
+  kind: z.literal("tap"),
+  prompt: z.string(),
+  verify: z.string().nullable(),
+  device: DeviceDescriptionSchema,
+  ...TapValueSchema.shape,
+  createdAt: IsoDate,
+  /** The value this one replaced when it was healed; its image is `<key>.previous.png`. */
+  previous: TapValueSchema.optional(),
+});
+/** A stored tap: `_ai_/taps/<platform>/<device>/<slug>-<hash>.json`. */
+export type TapRecord = z.infer<typeof TapRecordSchema>;
+
+const BaselineValueSchema = z.object({
+  /** The prompt the baseline was judged or healed against. */
+  prompt: z.string(),
+  /** Regions that vary between runs, masked in comparisons (screenshot pixels). */
+  varying: z.array(BoxSchema),
+  model: z.string(),
+  reason: z.string(),
+  imageSha256: z.string(),
+  storedAt: IsoDate,
+});
+
+export const BaselineRecordSchema = z.object({
+  format: z.literal(FORMAT),
+  kind: z.literal("baseline"),
+  name: z.string(),
+  device: DeviceDescriptionSchema,
+  ...BaselineValueSchema.shape,
+  createdAt: IsoDate,
+  previous: BaselineValueSchema.optional(),
+});
+/** A stored baseline: `_ai_/screenshots/<platform>/<name>/<device>.json`. */
+export type BaselineRecord = z.infer<typeof BaselineRecordSchema>;
+
+/** A record with the image stored beside it. */
+export interface Stored<R> {
+  record: R;
+  image: Buffer;
+}
+
+export function sha256(data: Buffer): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+const TORN_READ_RETRIES = 5;
+
+/** Read `<key>.json` and `<key>.png`, validated; `null` when nothing is stored. */
+export async function readRecord<S extends z.ZodType<{ imageSha256: string }>>(
+  store: Store,
+  key: string,
+  schema: S,
+): Promise<Stored<z.infer<S>> | null> {
+  for (let attempt = 0; ; attempt++) {
+    const json = await store.read(`${key}.json`);
+    if (!json) return null;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json.toString("utf8"));
+    } catch (error) {
+      throw new StoreError(`${store.location}/${key}.json is not valid JSON: ${(error as Error).message}`);
+    }
+    const result = schema.safeParse(parsed);
+    if (!result.success) {
+      throw new StoreError(
+        `${store.location}/${key}.json is not a valid record: ${describeZodError(result.error)}. ` +
+          `Restore it from git or delete it to learn it again.`,
+      );
+    }
+    const image = await store.read(`${key}.png`);
+    if (image && sha256(image) === result.data.imageSha256) return { record: result.data, image };
+    // A heal may be replacing the pair right now: read again before calling it torn.
+    if (attempt >= TORN_READ_RETRIES) {
+      throw new StoreError(
+        `${store.location}/${key}.png ${image ? "does not match its record (SHA-256 differs)" : "is missing"}. ` +
+          `Restore both files from git, or delete ${key}.json to learn it again.`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 20 * (attempt + 1)));
+  }
+}
+
+/**
+ * Store a new record and image. Returns `false`, writing no record, when one exists:
+ * stored data is never silently overwritten. Call with the key's lock held.
+ */
+export async function createRecord(store: Store, key: string, record: object, image: Buffer): Promise<boolean> {
+  // Image first: the JSON is the commit point, so a crash in between leaves only an orphan PNG.
+  await store.write(`${key}.png`, image);
+  return store.write(`${key}.json`, Buffer.from(JSON.stringify(record, null, 2) + "\n"), { ifAbsent: true });
+}
+
+/**
+ * Replace a record (a heal), keeping the previous image as `<key>.previous.png`; the
+ * record itself carries the previous value. Call with the key's lock held.
+ */
+export async function replaceRecord(
+  store: Store,
+  key: string,
+  record: object,
+  image: Buffer,
+  previousImage: Buffer,
+): Promise<void> {
+  await store.write(`${key}.previous.png`, previousImage);
+  await store.write(`${key}.png`, image);
+  await store.write(`${key}.json`, Buffer.from(JSON.stringify(record, null, 2) + "\n"));
+}

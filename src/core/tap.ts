@@ -1,0 +1,304 @@
+/**
+ * The tap flow (DESIGN.md section 5): replay a stored point once its crop matches
+ * the screen, or learn it from the model once per device model and OS version.
+ */
+import { Call, toAiImage } from "./call.js";
+import type { Box } from "./contract.js";
+import type { DeviceDescription, Point } from "./device.js";
+import {
+  AiAnswerError,
+  ElementNotFoundError,
+  NotStoredError,
+  ReplayMismatchError,
+  VerifyFailedError,
+} from "./errors.js";
+import {
+  compare,
+  decode,
+  decodeRegion,
+  cropPng,
+  encodePng,
+  outlineRect,
+  rectFits,
+  toRect,
+  type RawImage,
+} from "./images.js";
+import { HEALED_MESSAGE } from "./log.js";
+import { tapKey } from "./store/keys.js";
+import {
+  createRecord,
+  readRecord,
+  replaceRecord,
+  sha256,
+  TapRecordSchema,
+  FORMAT,
+  type Stored,
+  type TapRecord,
+} from "./store/records.js";
+import type { TapResult } from "./options.js";
+
+/** How often a replay takes a new screenshot while the screen is still loading. */
+const POLL_MS = 200;
+/** Wait after a fresh tap before the first `verify` check, so the screen can react. */
+const VERIFY_SETTLE_MS = 500;
+/** Per-pixel tolerance of the crop comparison (pixelmatch threshold). */
+const CROP_THRESHOLD = 0.1;
+/** Share of crop pixels that may differ (anti-aliasing, a blinking caret). */
+const CROP_MAX_DIFF_RATIO = 0.01;
+/** The stored crop is the element's box padded by this many tap units on each side. */
+const CROP_PAD_UNITS = 4;
+
+type StoredTap = Stored<TapRecord>;
+
+/** Parameters of one tap, already validated. */
+export interface TapParams {
+  prompt: string;
+  verify: string | undefined;
+  autoHeal: boolean;
+}
+
+export async function runTap(call: Call, { prompt, verify, autoHeal }: TapParams): Promise<TapResult> {
+  const device = await call.describe();
+  const store = call.config.store;
+  const key = tapKey(device.platform, call.deviceSlug, prompt, verify);
+
+  let stored = await readCompatible(call, key, device);
+  if (stored) return replayOrHeal(call, key, stored, { prompt, verify, autoHeal });
+
+  if (call.config.mode === "replay") {
+    throw new NotStoredError(
+      `No stored tap for "${prompt}"${verify ? ` with verify "${verify}"` : ""} on ${call.deviceSlug} ` +
+        `(${store.location}/${key}.json). mode is "replay", so the model is not asked. ` +
+        `Learn it by running this flow once on a ${device.model} (${device.platform} ${device.osVersion}) ` +
+        `with mode "auto" and a model configured, then commit the new files under _ai_/.`,
+    );
+  }
+
+  // One learner per key: parallel runs of this device wait here, then replay what it stored.
+  const release = await store.lock(key, { deadline: call.deadline.end, signal: call.deadline.signal });
+  try {
+    stored = await readCompatible(call, key, device, false);
+    if (stored) {
+      call.note("learned by a parallel run");
+    } else {
+      return await learn(call, key, { prompt, verify });
+    }
+  } finally {
+    await release();
+  }
+  return replayOrHeal(call, key, stored, { prompt, verify, autoHeal });
+}
+
+/** The stored record, unless it was made on another screen size or orientation (then `null`, noted). */
+async function readCompatible(call: Call, key: string, device: DeviceDescription, noteSkip = true) {
+  const stored = await readRecord(call.config.store, key, TapRecordSchema);
+  if (!stored) return null;
+  const was = stored.record.device;
+  if (
+    was.screen.width !== device.screen.width ||
+    was.screen.height !== device.screen.height ||
+    was.orientation !== device.orientation
+  ) {
+    if (noteSkip) {
+      call.note(
+        `stored tap was made on a ${was.screen.width}x${was.screen.height} ${was.orientation} screen, ` +
+          `this one is ${device.screen.width}x${device.screen.height} ${device.orientation}: not replayed`,
+      );
+    }
+    return null;
+  }
+  return stored;
+}
+
+async function replayOrHeal(call: Call, key: string, stored: StoredTap, params: TapParams): Promise<TapResult> {
+  const { record } = stored;
+  const expected = await decode(stored.image);
+  // With autoHeal, keep half the budget for the model; without, wait for the screen until the deadline.
+  const healing = params.autoHeal && call.config.mode === "auto";
+  const pollUntil = healing ? Date.now() + call.deadline.remaining() / 2 : call.deadline.end;
+
+  let screenshot: Buffer | undefined;
+  let actual: RawImage | undefined;
+  let diffRatio = 1;
+  for (;;) {
+    screenshot = await call.screenshot();
+    if (rectFits(record.crop, call.device.screen.width, call.device.screen.height)) {
+      actual = await decodeRegion(screenshot, record.crop);
+      ({ diffRatio } = await compare(expected, actual, { threshold: CROP_THRESHOLD }));
+      if (diffRatio <= CROP_MAX_DIFF_RATIO) {
+        await tapAt(call, record.point);
+        await call.config.store.touch(`${key}.json`);
+        call.finish("replayed");
+        return { outcome: "replayed", point: record.point, aiCalls: call.aiCalls };
+      }
+    }
+    if (Date.now() + POLL_MS >= pollUntil) break;
+    await call.deadline.sleep(POLL_MS);
+  }
+
+  const mismatch =
+    `the stored crop at (${record.crop.x}, ${record.crop.y}) ${record.crop.width}x${record.crop.height} ` +
+    `never matched the screen: ${(diffRatio * 100).toFixed(1)}% of its pixels differed at the last try ` +
+    `(allowed ${CROP_MAX_DIFF_RATIO * 100}%)`;
+  if (healing) return heal(call, key, stored, screenshot, params, mismatch);
+
+  await call.report("expected", stored.image, "expected-crop");
+  if (actual) await call.report("actual", await encodePng(actual), "actual-crop");
+  await call.report("screenshot", await outlineRect(screenshot, record.crop), "screenshot");
+  throw new ReplayMismatchError(
+    `tap "${params.prompt}" on ${call.deviceSlug}: ${mismatch}. The screen may have changed. ` +
+      `If the element moved or was restyled, run with { autoHeal: true } to let the model find it again and update ` +
+      `${key}.json; if the prompt or verify no longer fits, reword it to learn a new value.`,
+  );
+}
+
+/** Ask the model for the element, tap its centre, check `verify`; returns what to store. */
+async function locateAndTap(call: Call, screenshot: Buffer, params: Omit<TapParams, "autoHeal">, reference?: Buffer) {
+  const screen = await toAiImage(screenshot);
+  const answer = await call.ask({
+    kind: "locate",
+    screen,
+    prompt: params.prompt,
+    ...(reference ? { reference: await toAiImage(reference) } : {}),
+  });
+  if (!answer.found || !answer.box) return { found: false as const, reason: answer.reason };
+
+  const box = clampBox(answer.box, call.device, answer.model);
+  const point = { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) };
+  const crop = toRect(box, call.device.screen.width, call.device.screen.height, CROP_PAD_UNITS * call.device.scale);
+  const image = await cropPng(screenshot, crop);
+  await tapAt(call, point);
+  if (params.verify) await verifyAfterTap(call, params.verify);
+  return { found: true as const, box, point, crop, image, model: answer.model, reason: answer.reason };
+}
+
+async function learn(call: Call, key: string, params: Omit<TapParams, "autoHeal">): Promise<TapResult> {
+  const screenshot = await call.screenshot();
+  const located = await locateAndTap(call, screenshot, params);
+  if (!located.found) {
+    await call.report("screenshot", screenshot);
+    throw new ElementNotFoundError(
+      `tap "${params.prompt}" on ${call.deviceSlug}: the model did not find it: ${located.reason}. ` +
+        `Check that the screen shows it, or describe it more precisely.`,
+    );
+  }
+  const now = new Date().toISOString();
+  const record: TapRecord = {
+    format: FORMAT,
+    kind: "tap",
+    prompt: params.prompt,
+    verify: params.verify ?? null,
+    device: call.device,
+    point: located.point,
+    box: located.box,
+    crop: located.crop,
+    model: located.model,
+    reason: located.reason,
+    imageSha256: sha256(located.image),
+    storedAt: now,
+    createdAt: now,
+  };
+  const existing = await readRecord(call.config.store, key, TapRecordSchema);
+  if (existing) {
+    // A record for another screen size or orientation: replace it, keeping it as the previous value.
+    await replaceRecord(
+      call.config.store,
+      key,
+      { ...record, previous: valueOf(existing.record) },
+      located.image,
+      existing.image,
+    );
+  } else {
+    await createRecord(call.config.store, key, record, located.image);
+  }
+  call.finish("learned");
+  return { outcome: "learned", point: located.point, aiCalls: call.aiCalls };
+}
+
+async function heal(
+  call: Call,
+  key: string,
+  stored: StoredTap,
+  screenshot: Buffer,
+  params: TapParams,
+  mismatch: string,
+): Promise<TapResult> {
+  const release = await call.config.store.lock(key, { deadline: call.deadline.end, signal: call.deadline.signal });
+  try {
+    const fresh = await call.screenshot();
+    const located = await locateAndTap(call, fresh, params, stored.image);
+    if (!located.found) {
+      await call.report("expected", stored.image, "expected-crop");
+      await call.report("screenshot", await outlineRect(screenshot, stored.record.crop), "screenshot");
+      throw new ElementNotFoundError(
+        `tap "${params.prompt}" on ${call.deviceSlug}: ${mismatch}, and autoHeal found no such element: ` +
+          `${located.reason}. A removed element is a real change, so nothing was healed.`,
+      );
+    }
+    const now = new Date().toISOString();
+    const record: TapRecord = {
+      ...stored.record,
+      device: call.device,
+      point: located.point,
+      box: located.box,
+      crop: located.crop,
+      model: located.model,
+      reason: located.reason,
+      imageSha256: sha256(located.image),
+      storedAt: now,
+      previous: valueOf(stored.record),
+    };
+    await replaceRecord(call.config.store, key, record, located.image, stored.image);
+    const moved = `(${stored.record.point.x}, ${stored.record.point.y}) -> (${located.point.x}, ${located.point.y})`;
+    call.finish("healed", `${HEALED_MESSAGE}: ${key}.json, point ${moved}; ${mismatch}`);
+    return { outcome: "healed", point: located.point, aiCalls: call.aiCalls };
+  } finally {
+    await release();
+  }
+}
+
+/** After a fresh tap: ask `check` until it passes or the deadline passes. */
+async function verifyAfterTap(call: Call, statement: string): Promise<void> {
+  await call.deadline.sleep(VERIFY_SETTLE_MS);
+  let wait = 1000;
+  for (;;) {
+    const screenshot = await call.screenshot();
+    const answer = await call.ask({ kind: "check", screen: await toAiImage(screenshot), statement });
+    if (answer.pass) return;
+    if (call.deadline.remaining() <= wait) {
+      await call.report("screenshot", screenshot, "after-tap");
+      throw new VerifyFailedError(
+        `tap "${call.subject}" on ${call.deviceSlug}: after the tap, the model found that "${statement}" ` +
+          `does not hold: ${answer.reason}. Nothing was stored.`,
+      );
+    }
+    await call.deadline.sleep(wait);
+    wait *= 2;
+  }
+}
+
+async function tapAt(call: Call, point: Point): Promise<void> {
+  call.deadline.throwIfAborted();
+  await call.adapter.tap(call.driver, point, call.device);
+}
+
+/** Clamp a model's box to the screen; a box wholly outside it is a malformed answer. */
+function clampBox(box: Box, device: DeviceDescription, model: string): Box {
+  const { width, height } = device.screen;
+  const x0 = Math.max(0, box.x);
+  const y0 = Math.max(0, box.y);
+  const x1 = Math.min(width, box.x + box.width);
+  const y1 = Math.min(height, box.y + box.height);
+  if (x1 - x0 < 1 || y1 - y0 < 1) {
+    throw new AiAnswerError(
+      "locate",
+      `The model (${model}) gave a box outside the ${width}x${height} screen: ${JSON.stringify(box)}.`,
+    );
+  }
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+function valueOf(record: TapRecord) {
+  const { point, box, crop, model, reason, imageSha256, storedAt } = record;
+  return { point, box, crop, model, reason, imageSha256, storedAt };
+}

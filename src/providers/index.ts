@@ -1,0 +1,2 @@
+/** PLACEHOLDER (issue 5): `tapshot/providers`. */
+export { channelFromEnv } from "./env.js";

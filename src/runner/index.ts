@@ -1,0 +1,52 @@
+/**
+ * `tapshot/runner`: how a test runner or device farm plugs into tapshot: the model
+ * request channel, storage, the run's target device, logging and artifacts.
+ */
+import { setConfig, resetConfig, type AiConfig } from "../core/config.js";
+
+/**
+ * Configure tapshot for this process. Each given option replaces the current one;
+ * options left out keep their value. Throws a ConfigError naming the bad option.
+ *
+ * ```ts
+ * import { configureAi } from "tapshot/runner";
+ * configureAi({ channel: myAgentChannel, storageDir: "/shared/team-storage", target: { model: "Pixel 8", osVersion: "15" } });
+ * ```
+ */
+export function configureAi(options: AiConfig): void {
+  setConfig(options);
+}
+
+/** Drop everything configured with {@link configureAi}, back to environment and defaults. */
+export function resetAi(): void {
+  resetConfig();
+}
+
+export type { AiConfig, Mode } from "../core/config.js";
+export type {
+  AiChannel,
+  AiRequest,
+  AiRequestOptions,
+  AiAnswer,
+  AiAnswers,
+  AiKind,
+  AiImage,
+  Box,
+  Usage,
+  LocateRequest,
+  LocateAnswer,
+  CheckRequest,
+  CheckAnswer,
+  JudgeRequest,
+  JudgeAnswer,
+  CompareRequest,
+  CompareAnswer,
+  Reference,
+} from "../core/contract.js";
+export { parseAnswer, answerSchemas } from "../core/contract.js";
+export type { LogEntry, Outcome } from "../core/log.js";
+export type { Artifact, ArtifactReporter } from "../core/artifacts.js";
+export type { Target, DeviceDescription, Platform, Insets, Point } from "../core/device.js";
+export type { Store, Release, WriteOptions, LockOptions } from "../core/store/store.js";
+export { FileStore } from "../core/store/file-store.js";
+export * from "../core/errors.js";

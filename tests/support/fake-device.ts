@@ -1,0 +1,139 @@
+/**
+ * A device double for unit tests: a phone whose screens are scenes of coloured
+ * elements, rendered to real PNGs with sharp. Taps hit elements and may change the
+ * scene. The adapter double drives it exactly as a platform adapter drives Appium.
+ */
+import sharp from "sharp";
+import type { DeviceAdapter, DeviceDescription, Point } from "../../src/core/device.js";
+import { DeviceError } from "../../src/core/errors.js";
+
+export interface FakeElement {
+  id: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  fill: string;
+  /** Optional inner mark so elements of one colour still differ. */
+  mark?: string;
+  /** What a tap on it does. */
+  onTap?: (device: FakeDevice) => void;
+}
+
+export interface FakeScene {
+  background: string;
+  elements: FakeElement[];
+  /** Colour of the status bar (changes per "clock tick" in tests). */
+  statusBar?: string;
+}
+
+export interface FakeDeviceOptions {
+  model?: string;
+  osVersion?: string;
+  platform?: "android" | "ios";
+  width?: number;
+  height?: number;
+  scale?: number;
+  insets?: DeviceDescription["insets"];
+}
+
+export class FakeDevice {
+  readonly description: DeviceDescription;
+  scene: FakeScene;
+  /** Taps received, in screenshot pixels. */
+  readonly taps: Point[] = [];
+  screenshots = 0;
+  /** Scenes to show for the next screenshots before `scene` (a screen still loading). */
+  loading: FakeScene[] = [];
+  private cache = new Map<string, Buffer>();
+
+  constructor(scene: FakeScene, options: FakeDeviceOptions = {}) {
+    this.scene = scene;
+    this.description = {
+      platform: options.platform ?? "android",
+      model: options.model ?? "Fake Phone 1",
+      osVersion: options.osVersion ?? "14",
+      screen: { width: options.width ?? 360, height: options.height ?? 640 },
+      scale: options.scale ?? 1,
+      insets: options.insets ?? { top: 24, bottom: 32, left: 0, right: 0 },
+      orientation: (options.width ?? 360) > (options.height ?? 640) ? "landscape" : "portrait",
+    };
+  }
+
+  element(id: string): FakeElement {
+    const found = this.scene.elements.find((e) => e.id === id);
+    if (!found) throw new Error(`no element ${id} on the fake screen`);
+    return found;
+  }
+
+  async screenshot(): Promise<Buffer> {
+    this.screenshots++;
+    const scene = this.loading.shift() ?? this.scene;
+    return render(scene, this.description, this.cache);
+  }
+
+  tap(point: Point): void {
+    this.taps.push(point);
+    const hit = [...this.scene.elements]
+      .reverse()
+      .find((e) => point.x >= e.x && point.x < e.x + e.width && point.y >= e.y && point.y < e.y + e.height);
+    hit?.onTap?.(this);
+  }
+}
+
+export async function render(
+  scene: FakeScene,
+  device: DeviceDescription,
+  cache = new Map<string, Buffer>(),
+): Promise<Buffer> {
+  const { width, height } = device.screen;
+  const key = JSON.stringify([scene.background, scene.statusBar, scene.elements.map(({ onTap: _, ...e }) => e)]);
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const parts = scene.elements.map(
+    (e) =>
+      `<rect x="${e.x}" y="${e.y}" width="${e.width}" height="${e.height}" rx="6" fill="${e.fill}"/>` +
+      (e.mark
+        ? `<rect x="${e.x + e.width / 4}" y="${e.y + e.height / 3}" width="${e.width / 2}" height="${e.height / 3}" fill="${e.mark}"/>`
+        : ""),
+  );
+  const bar = `<rect x="0" y="0" width="${width}" height="${device.insets.top}" fill="${scene.statusBar ?? "#222"}"/>`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <rect width="100%" height="100%" fill="${scene.background}"/>${bar}${parts.join("")}</svg>`;
+  const png = await sharp(Buffer.from(svg)).png().toBuffer();
+  cache.set(key, png);
+  return png;
+}
+
+/** A driver double: what the adapter double needs, plus the session id a real session has. */
+export interface FakeDriver {
+  sessionId: string;
+  device: FakeDevice;
+}
+
+let sessions = 0;
+export function fakeDriver(device: FakeDevice): FakeDriver {
+  return { sessionId: `fake-session-${++sessions}`, device };
+}
+
+/** A platform adapter over {@link FakeDevice}; counts its calls. */
+export function fakeAdapter(platform: "android" | "ios" = "android"): DeviceAdapter & { describes: number } {
+  const adapter = {
+    platform,
+    describes: 0,
+    assertDriver(driver: unknown) {
+      if (!(driver as FakeDriver)?.sessionId || !(driver as FakeDriver).device) {
+        throw new DeviceError("driver is not a fake session");
+      }
+    },
+    async describe(driver: unknown) {
+      adapter.describes++;
+      return structuredClone((driver as FakeDriver).device.description);
+    },
+    screenshot: (driver: unknown) => (driver as FakeDriver).device.screenshot(),
+    async tap(driver: unknown, point: Point) {
+      (driver as FakeDriver).device.tap(point);
+    },
+  };
+  return adapter;
+}

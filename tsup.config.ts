@@ -1,0 +1,24 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig([
+  {
+    entry: {
+      "android/index": "src/android/index.ts",
+      "ios/index": "src/ios/index.ts",
+      "runner/index": "src/runner/index.ts",
+      "providers/index": "src/providers/index.ts",
+    },
+    format: ["esm", "cjs"],
+    dts: true,
+    clean: true,
+    sourcemap: true,
+    target: "node20",
+    splitting: true,
+  },
+  {
+    entry: { "cli/main": "src/cli/main.ts" },
+    format: ["esm"],
+    target: "node20",
+    banner: { js: "#!/usr/bin/env node" },
+  },
+]);
