@@ -1,5 +1,5 @@
 /** Failure artifacts: images a failed call reports so a person can see what went wrong. */
-import { promises as fs } from "node:fs";
+import { appendFileSync, mkdirSync, promises as fs } from "node:fs";
 import path from "node:path";
 
 /** One image a failed call reports. */
@@ -36,4 +36,15 @@ export function fileReporter(resultsDir: string): ArtifactReporter {
     await fs.writeFile(file, artifact.data);
     return file;
   };
+}
+
+/** Append a call's log entry to `<resultsDir>/<run>/calls.jsonl`, for the report. Best effort. */
+export function recordCall(resultsDir: string, entry: object): void {
+  try {
+    const dir = path.resolve(resultsDir, RUN_ID);
+    mkdirSync(dir, { recursive: true });
+    appendFileSync(path.join(dir, "calls.jsonl"), JSON.stringify({ ...entry, at: new Date().toISOString() }) + "\n");
+  } catch {
+    // Results are for people reviewing a run; failing to write them must not fail the test step.
+  }
 }

@@ -3,7 +3,7 @@
  * and the single log entry it emits when it ends.
  */
 import { ask, type AiAnswers, type AiImage, type AiKind, type AiRequestOf } from "./contract.js";
-import type { Artifact } from "./artifacts.js";
+import { recordCall, type Artifact } from "./artifacts.js";
 import type { ResolvedConfig } from "./config.js";
 import { Deadline } from "./deadline.js";
 import type { DeviceAdapter, DeviceDescription } from "./device.js";
@@ -121,6 +121,7 @@ export class Call {
       ...(parts.length ? { detail: parts.join("; ") } : {}),
       ...(this.artifacts.length ? { artifacts: [...this.artifacts] } : {}),
     };
+    if (this.config.resultsDir) recordCall(this.config.resultsDir, entry);
     try {
       this.config.log(entry);
     } catch {

@@ -36,6 +36,12 @@ export interface AiConfig {
   reportArtifact?: ArtifactReporter;
   /** Default `$TAPSHOT_MODE` or `auto`. */
   mode?: Mode;
+  /**
+   * Where each run's results go: `<resultsDir>/<run>/calls.jsonl` (one log entry per call) and,
+   * with the default reporter, the failure artifacts. `false` records nothing. Default
+   * `$TAPSHOT_RESULTS_DIR` or `./tapshot-results`.
+   */
+  resultsDir?: string | false;
 }
 
 const ModeSchema = z.enum(["auto", "replay"]);
@@ -63,6 +69,7 @@ const AiConfigSchema = z
     log: z.union([fn("log"), z.literal(false)]).optional(),
     reportArtifact: fn("reportArtifact").optional(),
     mode: ModeSchema.optional(),
+    resultsDir: z.union([z.string().min(1, "resultsDir must not be empty"), z.literal(false)]).optional(),
   })
   .strict();
 
@@ -100,6 +107,8 @@ export interface ResolvedConfig {
   target: Target | undefined;
   log: (entry: LogEntry) => void;
   reportArtifact: ArtifactReporter;
+  /** Results folder of all runs, or `undefined` when results are not recorded. */
+  resultsDir: string | undefined;
   /** The channel, or a ConfigError saying how to configure one. */
   channel(): AiChannel;
 }
@@ -156,12 +165,18 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
   else if (env.TAPSHOT_LOG === "silent") log = () => undefined;
   else if (env.TAPSHOT_LOG === "json") log = (entry) => console.warn(JSON.stringify(entry));
 
+  const resultsDir =
+    configured.resultsDir === false
+      ? undefined
+      : (configured.resultsDir ?? env.TAPSHOT_RESULTS_DIR ?? "tapshot-results");
+
   return {
     store,
+    resultsDir,
     mode: mode.data,
     target,
     log,
-    reportArtifact: configured.reportArtifact ?? fileReporter(env.TAPSHOT_RESULTS_DIR ?? "tapshot-results"),
+    reportArtifact: configured.reportArtifact ?? fileReporter(resultsDir ?? "tapshot-results"),
     channel() {
       const channel = configured.channel ?? channelFromEnv();
       if (!channel) throw new ConfigError(NO_CHANNEL_MESSAGE);
