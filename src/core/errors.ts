@@ -107,7 +107,7 @@ export class ScreenshotMismatchError extends TapshotError {
     message: string,
     /** Pixels that differ outside masks. */
     readonly diffPixels: number,
-    /** `diffPixels` divided by the compared pixels. */
+    /** `diffPixels` divided by all the screenshot's pixels. */
     readonly diffRatio: number,
   ) {
     super("screenshot-mismatch", message);

@@ -28,31 +28,45 @@ export interface TapResult {
   aiCalls: number;
 }
 
-/** Options of `toMatchScreenshot`. */
+/**
+ * Options of `toMatchScreenshot`. A comparison ignores the status bar, the navigation bar /
+ * home indicator, the baseline's stored `varying` regions and `mask`; it fails when more
+ * pixels differ than allowed: with both `maxDiffPixels` and `maxDiffPixelRatio` set the
+ * stricter applies, with one set only that one, with neither `maxDiffPixelRatio` 0.001
+ * (as Playwright's `toHaveScreenshot` combines them).
+ */
 export interface ScreenshotOptions {
-  /** When pixels differ, ask the model whether it is a real change; if not, store the new baseline. */
+  /**
+   * When pixels still differ at half the time budget, ask the model (with the diff image)
+   * whether it is a real change; if not, store the new baseline, keeping the previous one.
+   * Ignored in mode `replay`.
+   */
   autoHeal?: boolean;
-  /** Total time budget of the call in ms. Default 30000. */
+  /** Total time budget of the call in ms (waiting for a stable or matching screen, model calls). Default 30000. */
   timeout?: number;
   /** Aborts the call. */
   signal?: AbortSignal;
-  /** Per-pixel colour tolerance, 0-1 (pixelmatch's `threshold`). Default 0.1. */
+  /** Per-pixel colour tolerance, 0 (exact) to 1 (anything); pixelmatch's `threshold`. Default 0.1. */
   threshold?: number;
-  /** Differing pixels allowed. Default 0 (only `maxDiffPixelRatio` applies). */
+  /** Differing pixels allowed, a whole number. Default: not set (`maxDiffPixelRatio` 0.001 applies). */
   maxDiffPixels?: number;
-  /** Differing pixels allowed as a ratio of all pixels, 0-1. Default 0.001 (0.1%). */
+  /** Differing pixels allowed as a ratio of all the screenshot's pixels, 0-1. Default 0.001 (0.1%) if neither set. */
   maxDiffPixelRatio?: number;
-  /** Extra regions to ignore, in screenshot pixels, on top of system bars and stored varying regions. */
+  /** Extra regions to ignore, in screenshot pixels, on top of the system bars and the stored varying regions. */
   mask?: Box[];
 }
 
 /** What `toMatchScreenshot` did. */
 export interface ScreenshotResult {
-  /** `matched` the stored baseline, `stored` a new judged baseline, or `healed` it. */
+  /**
+   * `matched` the stored baseline (no model call), `stored` a new baseline the model judged
+   * against the prompt, or `healed`: the model found a pixel difference not a real change and
+   * the new screenshot became the baseline.
+   */
   outcome: "matched" | "stored" | "healed";
   /** Model requests this call made (0 for a pixel match). */
   aiCalls: number;
-  /** Pixels that differed from the baseline outside masks (0 when newly stored). */
+  /** Pixels that differed from the baseline outside the masks (0 when newly stored; before the heal when healed). */
   diffPixels: number;
 }
 

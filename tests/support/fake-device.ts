@@ -25,6 +25,8 @@ export interface FakeScene {
   elements: FakeElement[];
   /** Colour of the status bar (changes per "clock tick" in tests). */
   statusBar?: string;
+  /** Colour of a navigation bar drawn over the bottom inset; none is drawn when unset. */
+  navBar?: string;
 }
 
 export interface FakeDeviceOptions {
@@ -87,7 +89,12 @@ export async function render(
   cache = new Map<string, Buffer>(),
 ): Promise<Buffer> {
   const { width, height } = device.screen;
-  const key = JSON.stringify([scene.background, scene.statusBar, scene.elements.map(({ onTap: _, ...e }) => e)]);
+  const key = JSON.stringify([
+    scene.background,
+    scene.statusBar,
+    scene.elements.map(({ onTap: _, ...e }) => e),
+    scene.navBar,
+  ]);
   const cached = cache.get(key);
   if (cached) return cached;
   const parts = scene.elements.map(
@@ -98,8 +105,12 @@ export async function render(
         : ""),
   );
   const bar = `<rect x="0" y="0" width="${width}" height="${device.insets.top}" fill="${scene.statusBar ?? "#222"}"/>`;
+  const { bottom } = device.insets;
+  const navBar = scene.navBar
+    ? `<rect x="0" y="${height - bottom}" width="${width}" height="${bottom}" fill="${scene.navBar}"/>`
+    : "";
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
-    <rect width="100%" height="100%" fill="${scene.background}"/>${bar}${parts.join("")}</svg>`;
+    <rect width="100%" height="100%" fill="${scene.background}"/>${bar}${parts.join("")}${navBar}</svg>`;
   const png = await sharp(Buffer.from(svg)).png().toBuffer();
   cache.set(key, png);
   return png;

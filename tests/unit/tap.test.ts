@@ -50,7 +50,14 @@ function setup(device: FakeDevice, mode: "auto" | "replay" = "auto") {
       model: SCRIPTED_MODEL,
     }),
   });
-  configureAi({ channel, storageDir, mode, log: (e) => logs.push(e), reportArtifact: (a) => `memory://${a.name}` });
+  configureAi({
+    channel,
+    storageDir,
+    mode,
+    log: (e) => logs.push(e),
+    reportArtifact: (a) => `memory://${a.name}`,
+    resultsDir: false,
+  });
 }
 
 async function storedTaps(): Promise<string[]> {
@@ -311,7 +318,7 @@ test("bad input fails before any device or model call", async () => {
 
 test("no channel configured: the error says how to configure one", async () => {
   const device = new FakeDevice(cartScene());
-  configureAi({ storageDir, log: false });
+  configureAi({ storageDir, log: false, resultsDir: false });
   await expect(api.tap(fakeDriver(device), "the checkout button")).rejects.toMatchObject({
     code: "config",
     message: expect.stringContaining("configureAi({ channel"),
