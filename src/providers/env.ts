@@ -1,6 +1,139 @@
-/** PLACEHOLDER (issue 5): build a channel from TAPSHOT_PROVIDER and the providers' key variables. */
+/**
+ * A channel from environment variables, for runs without `configureAi`. The platform
+ * entries register {@link channelFromEnv}. Errors name the variable to set and never
+ * print a value.
+ */
 import type { AiChannel } from "../core/contract.js";
+import { ConfigError } from "../core/errors.js";
+import { azureOpenai } from "./azure.js";
+import type { Coordinates } from "./chat-completions.js";
+import { gemini } from "./gemini.js";
+import { openai } from "./openai.js";
 
-export function channelFromEnv(_env: NodeJS.ProcessEnv): AiChannel | undefined {
-  return undefined;
+/** Values of `TAPSHOT_PROVIDER`. */
+export const PROVIDER_NAMES = ["gemini", "openai", "azure-openai"] as const;
+type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+const set = (value: string | undefined): string | undefined => (value?.trim() ? value.trim() : undefined);
+const truthy = (value: string | undefined) => /^(1|true|yes|on)$/i.test(value?.trim() ?? "");
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const value = set(env[name]);
+  if (value === undefined) return undefined;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new ConfigError(`${name} must be "true" or "false".`);
+}
+
+function coordinates(env: NodeJS.ProcessEnv): Coordinates | undefined {
+  const value = set(env.TAPSHOT_COORDINATES);
+  if (value === undefined || value === "pixels" || value === "normalized-1000") return value;
+  throw new ConfigError('TAPSHOT_COORDINATES must be "pixels" or "normalized-1000".');
+}
+
+/** Which provider the keys point to when `TAPSHOT_PROVIDER` is not set. */
+function inferProvider(env: NodeJS.ProcessEnv): ProviderName | undefined {
+  const candidates: [ProviderName, string[]][] = [
+    ["gemini", ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"]],
+    ["openai", ["OPENAI_API_KEY"]],
+    ["azure-openai", ["AZURE_OPENAI_API_KEY"]],
+  ];
+  const present = candidates
+    .map(
+      ([name, vars]) =>
+        [name, vars.filter((v) => (v === "GOOGLE_GENAI_USE_VERTEXAI" ? truthy(env[v]) : set(env[v])))] as const,
+    )
+    .filter(([, vars]) => vars.length > 0);
+  if (present.length === 0) return undefined;
+  if (present.length > 1) {
+    const vars = present.flatMap(([, v]) => v).join(", ");
+    throw new ConfigError(
+      `Keys of several model providers are set (${vars}); set TAPSHOT_PROVIDER to one of ${PROVIDER_NAMES.join(", ")}.`,
+    );
+  }
+  return present[0]![0];
+}
+
+/**
+ * Build a channel from `TAPSHOT_PROVIDER` (or, when it is unset, from the one provider whose
+ * key is set), `TAPSHOT_MODEL` and the providers' usual variables. Returns `undefined` when
+ * nothing is configured; throws a ConfigError naming the variable when something is missing.
+ */
+export function channelFromEnv(env: NodeJS.ProcessEnv): AiChannel | undefined {
+  const chosen = set(env.TAPSHOT_PROVIDER)?.toLowerCase();
+  if (chosen !== undefined && !(PROVIDER_NAMES as readonly string[]).includes(chosen)) {
+    throw new ConfigError(`TAPSHOT_PROVIDER must be one of ${PROVIDER_NAMES.join(", ")}.`);
+  }
+  const provider = (chosen as ProviderName | undefined) ?? inferProvider(env);
+  if (!provider) return undefined;
+
+  const model = set(env.TAPSHOT_MODEL);
+  const refine = flag(env, "TAPSHOT_REFINE");
+  const common = { ...(model ? { model } : {}), ...(refine !== undefined ? { refine } : {}) };
+
+  switch (provider) {
+    case "gemini": {
+      const baseUrl = set(env.GOOGLE_GEMINI_BASE_URL);
+      if (truthy(env.GOOGLE_GENAI_USE_VERTEXAI)) {
+        const project = set(env.GOOGLE_CLOUD_PROJECT);
+        if (!project)
+          throw new ConfigError("GOOGLE_GENAI_USE_VERTEXAI is set but GOOGLE_CLOUD_PROJECT is not; set it.");
+        const location = set(env.GOOGLE_CLOUD_LOCATION);
+        return gemini({
+          ...common,
+          vertex: { project, ...(location ? { location } : {}) },
+          ...(baseUrl ? { baseUrl } : {}),
+        });
+      }
+      const apiKey = set(env.GEMINI_API_KEY) ?? set(env.GOOGLE_API_KEY);
+      if (!apiKey) {
+        throw new ConfigError(
+          "TAPSHOT_PROVIDER is gemini but GEMINI_API_KEY is not set; set it (or GOOGLE_API_KEY), " +
+            "or set GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT for Vertex AI.",
+        );
+      }
+      return gemini({ ...common, apiKey, ...(baseUrl ? { baseUrl } : {}) });
+    }
+    case "openai": {
+      const apiKey = set(env.OPENAI_API_KEY);
+      const baseURL = set(env.OPENAI_BASE_URL);
+      if (!apiKey && !baseURL) {
+        throw new ConfigError(
+          "TAPSHOT_PROVIDER is openai but OPENAI_API_KEY is not set; set it, or set OPENAI_BASE_URL for an OpenAI-compatible server.",
+        );
+      }
+      const coords = coordinates(env);
+      return openai({
+        ...common,
+        ...(apiKey ? { apiKey } : {}),
+        ...(baseURL ? { baseURL } : {}),
+        ...(coords ? { coordinates: coords } : {}),
+      });
+    }
+    case "azure-openai": {
+      const apiKey = set(env.AZURE_OPENAI_API_KEY);
+      const endpoint = set(env.AZURE_OPENAI_ENDPOINT);
+      const deployment = set(env.AZURE_OPENAI_DEPLOYMENT) ?? model;
+      const apiVersion = set(env.OPENAI_API_VERSION);
+      const missing = [
+        !apiKey && "AZURE_OPENAI_API_KEY",
+        !endpoint && "AZURE_OPENAI_ENDPOINT",
+        !deployment && "AZURE_OPENAI_DEPLOYMENT (or TAPSHOT_MODEL)",
+      ].filter(Boolean);
+      if (missing.length) {
+        throw new ConfigError(
+          `TAPSHOT_PROVIDER is azure-openai but ${missing.join(", ")} ${missing.length > 1 ? "are" : "is"} not set.`,
+        );
+      }
+      const coords = coordinates(env);
+      return azureOpenai({
+        ...(refine !== undefined ? { refine } : {}),
+        apiKey,
+        endpoint,
+        deployment,
+        ...(apiVersion ? { apiVersion } : {}),
+        ...(coords ? { coordinates: coords } : {}),
+      });
+    }
+  }
 }

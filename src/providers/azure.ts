@@ -1,0 +1,59 @@
+/** `azureOpenai()`: a channel to an Azure OpenAI deployment through the SDK's `AzureOpenAI` client. */
+import type { AiChannel } from "../core/contract.js";
+import { ConfigError } from "../core/errors.js";
+import { chatCompletionsChannel, loadOpenAi, type ChatCompletionsOptions } from "./chat-completions.js";
+
+/** The Azure OpenAI API version used when none is given: the GA version with structured outputs. */
+export const DEFAULT_AZURE_API_VERSION = "2024-10-21";
+
+/** Options of {@link azureOpenai}. */
+export interface AzureOpenAiOptions extends ChatCompletionsOptions {
+  /** The resource endpoint, e.g. `https://my-resource.openai.azure.com`. Default `$AZURE_OPENAI_ENDPOINT`. */
+  endpoint?: string;
+  /** The deployment name of a vision model. Default `$AZURE_OPENAI_DEPLOYMENT`. */
+  deployment?: string;
+  /** API version. Default `$OPENAI_API_VERSION`, then {@link DEFAULT_AZURE_API_VERSION}. */
+  apiVersion?: string;
+  /** API key. Default `$AZURE_OPENAI_API_KEY`. Leave out when using `azureADTokenProvider`. */
+  apiKey?: string;
+  /** Microsoft Entra ID tokens instead of a key, e.g. `getBearerTokenProvider(credential, scope)` from @azure/identity. */
+  azureADTokenProvider?: () => Promise<string>;
+}
+
+/**
+ * A channel to an Azure OpenAI deployment over Chat Completions. Behaves like {@link openai}:
+ * structured output, images with an explicit `detail`, refinement of `locate` on by default.
+ */
+export function azureOpenai(options: AzureOpenAiOptions = {}): AiChannel {
+  const endpoint = options.endpoint ?? process.env.AZURE_OPENAI_ENDPOINT;
+  const deployment = options.deployment ?? process.env.AZURE_OPENAI_DEPLOYMENT;
+  const apiVersion = options.apiVersion ?? process.env.OPENAI_API_VERSION ?? DEFAULT_AZURE_API_VERSION;
+  const apiKey = options.azureADTokenProvider ? undefined : (options.apiKey ?? process.env.AZURE_OPENAI_API_KEY);
+  const missing = [
+    !endpoint && "endpoint (or AZURE_OPENAI_ENDPOINT)",
+    !deployment && "deployment (or AZURE_OPENAI_DEPLOYMENT)",
+    !apiKey && !options.azureADTokenProvider && "apiKey (or AZURE_OPENAI_API_KEY) or azureADTokenProvider",
+  ].filter(Boolean);
+  if (missing.length) throw new ConfigError(`azureOpenai() is missing ${missing.join(", ")}.`);
+
+  let client: ReturnType<typeof create> | undefined;
+  const create = async () => {
+    const { AzureOpenAI } = await loadOpenAi();
+    // baseURL rather than endpoint: the SDK would otherwise also read $OPENAI_BASE_URL and refuse both.
+    return new AzureOpenAI({
+      baseURL: `${endpoint!.replace(/\/+$/, "")}/openai`,
+      deployment,
+      apiVersion,
+      maxRetries: 0,
+      ...(options.azureADTokenProvider ? { azureADTokenProvider: options.azureADTokenProvider } : { apiKey }),
+    });
+  };
+  return chatCompletionsChannel(
+    {
+      id: { provider: "azure-openai", model: deployment!, secrets: apiKey ? [apiKey] : [] },
+      model: deployment!,
+      client: () => (client ??= create()),
+    },
+    options,
+  );
+}

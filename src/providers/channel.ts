@@ -1,0 +1,153 @@
+/**
+ * The part every provider shares: turn a tapshot request into a model turn (prepared
+ * images + the kind's prompt), send it through the provider's backend with retries, and
+ * turn the model's JSON into a validated answer with boxes in pixels of the request's
+ * images. For `locate`, an optional refinement pass asks again on a zoomed crop.
+ */
+import {
+  AiRequestSchema,
+  describeZodError,
+  parseAnswer,
+  type AiAnswer,
+  type AiChannel,
+  type AiKind,
+  type AiRequest,
+  type AiRequestOf,
+  type AiRequestOptions,
+  type Usage,
+} from "../core/contract.js";
+import { InputError } from "../core/errors.js";
+import type { Failure, ProviderIdentity } from "./failure.js";
+import { prepareImage, refinementRegion, type ImagePlan, type PreparedImage } from "./images.js";
+import type { RetryOptions } from "./options.js";
+import {
+  checkInstruction,
+  compareInstruction,
+  judgeInstruction,
+  locateInstruction,
+  refineInstruction,
+  userParts,
+  type Turn,
+} from "./prompts.js";
+import { withRetries } from "./retry.js";
+import { addUsage, fromWire, parseWire, type AnswerCore, type BoxConvention } from "./wire.js";
+
+/** The model's reply to one turn. */
+export interface ModelReply {
+  /** The JSON text the model wrote. */
+  text: string;
+  /** The model name the server reports (e.g. a dated snapshot), when it reports one. */
+  model?: string;
+  usage?: Usage;
+}
+
+/** What a provider supplies: one attempt at one turn, and how to read its SDK's errors. */
+export interface ModelBackend {
+  id: ProviderIdentity;
+  boxes: BoxConvention;
+  image: ImagePlan;
+  refine: boolean;
+  retry?: RetryOptions;
+  /**
+   * Send one turn and return the model's text. Throw what the SDK throws for transport and
+   * HTTP failures (`classify` reads it), or a ProviderError for a refusal.
+   */
+  send(turn: Turn, kind: AiKind, signal: AbortSignal): Promise<ModelReply>;
+  classify(error: unknown): Failure;
+}
+
+interface Asked {
+  core: AnswerCore;
+  model?: string;
+  usage?: Usage;
+}
+
+/** Build an {@link AiChannel} over a provider's backend. */
+export function modelChannel(backend: ModelBackend): AiChannel {
+  const { boxes, image: plan } = backend;
+  const diffPlan: ImagePlan = { ...plan, format: "png" };
+
+  async function ask(kind: AiKind, turn: Turn, frame: PreparedImage, signal: AbortSignal): Promise<Asked> {
+    const reply = await withRetries(backend.id, backend.retry, signal, backend.classify, () =>
+      backend.send(turn, kind, signal),
+    );
+    const core = fromWire(kind, parseWire(kind, reply.text, boxes), boxes, frame);
+    return { core, model: reply.model, usage: reply.usage };
+  }
+
+  async function locate(request: AiRequestOf<"locate">, signal: AbortSignal): Promise<Asked> {
+    const screen = await prepareImage(request.screen, plan);
+    const reference = request.reference ? await prepareImage(request.reference, plan) : undefined;
+    const first = await ask(
+      "locate",
+      {
+        system: locateInstruction(boxes, screen, !!reference),
+        parts: userParts.locate(request.prompt, screen, reference),
+      },
+      screen,
+      signal,
+    );
+    if (!backend.refine || !("found" in first.core) || !first.core.found || !first.core.box) return first;
+
+    const region = refinementRegion(first.core.box, request.screen);
+    const crop = await prepareImage(request.screen, plan, region);
+    const second = await ask(
+      "locate",
+      { system: refineInstruction(boxes, crop), parts: userParts.refine(request.prompt, crop, request.screen) },
+      crop,
+      signal,
+    );
+    const usage = addUsage(first.usage, second.usage);
+    // The crop may cut the element off; then the first, coarser box stands.
+    const refined = "found" in second.core && second.core.found ? second.core : first.core;
+    return { core: refined, model: second.model ?? first.model, usage };
+  }
+
+  async function answer(request: AiRequest, signal: AbortSignal): Promise<Asked> {
+    switch (request.kind) {
+      case "locate":
+        return locate(request, signal);
+      case "check": {
+        const screen = await prepareImage(request.screen, plan);
+        const turn = { system: checkInstruction(), parts: userParts.check(request.statement, screen) };
+        return ask("check", turn, screen, signal);
+      }
+      case "judge": {
+        const screen = await prepareImage(request.screen, plan);
+        const references = await Promise.all(
+          request.references.map(async (r) => ({ device: r.device, image: await prepareImage(r.image, plan) })),
+        );
+        const turn = {
+          system: judgeInstruction(boxes, screen, references.length),
+          parts: userParts.judge(request.prompt, screen, references),
+        };
+        return ask("judge", turn, screen, signal);
+      }
+      case "compare": {
+        const [baseline, screen, diff] = await Promise.all([
+          prepareImage(request.baseline, plan),
+          prepareImage(request.screen, plan),
+          prepareImage(request.diff, diffPlan),
+        ]);
+        const turn = {
+          system: compareInstruction(boxes, screen),
+          parts: userParts.compare(request.prompt, baseline, screen, diff),
+        };
+        return ask("compare", turn, screen, signal);
+      }
+    }
+  }
+
+  return {
+    async request(request: AiRequest, options: AiRequestOptions): Promise<AiAnswer> {
+      const checked = AiRequestSchema.safeParse(request);
+      if (!checked.success) {
+        throw new InputError(
+          `The ${backend.id.provider} provider got an invalid request: ${describeZodError(checked.error)}.`,
+        );
+      }
+      const { core, model, usage } = await answer(checked.data, options.signal);
+      return parseAnswer(request.kind, { ...core, model: model || backend.id.model, ...(usage ? { usage } : {}) });
+    },
+  };
+}

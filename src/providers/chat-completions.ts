@@ -1,0 +1,143 @@
+/**
+ * The backend `openai()` and `azureOpenai()` share: the Chat Completions API of the
+ * `openai` SDK, with images as base64 data URLs with an explicit `detail` and structured
+ * output built by `openai/helpers/zod`. Chat Completions (not Responses) because every
+ * OpenAI-compatible server (vLLM, Ollama, LM Studio) and every Azure API version speaks it.
+ */
+import type OpenAI from "openai";
+import type { AiChannel, AiKind } from "../core/contract.js";
+import { modelChannel, type ModelReply } from "./channel.js";
+import { providerError, type Failure, type ProviderIdentity } from "./failure.js";
+import { imagePlan } from "./images.js";
+import type { CommonProviderOptions } from "./options.js";
+import type { Turn } from "./prompts.js";
+import { wireSchemas, type BoxConvention } from "./wire.js";
+
+/** How an OpenAI-style model writes box coordinates. */
+export type Coordinates = "pixels" | "normalized-1000";
+
+/** Image detail for OpenAI vision input. */
+export type ImageDetail = "low" | "high" | "auto";
+
+/** Reasoning effort for OpenAI reasoning models; leave unset for models without reasoning. */
+export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high";
+
+/** Options shared by `openai()` and `azureOpenai()`. */
+export interface ChatCompletionsOptions extends CommonProviderOptions {
+  /**
+   * How the model writes boxes (`bbox_2d` = [xmin, ymin, xmax, ymax]): `"pixels"` of the sent image
+   * (GPT models, Qwen2.5-VL) or `"normalized-1000"` (Qwen3-VL, UI-TARS, GLM-V). Default `"pixels"`.
+   */
+  coordinates?: Coordinates;
+  /** Image `detail` sent with every image. Default `"high"`. */
+  detail?: ImageDetail;
+  /** `reasoning_effort`, sent only when set. */
+  reasoningEffort?: ReasoningEffort;
+}
+
+/** Resolved by `openai()` or `azureOpenai()`: who is asked, and how to make the SDK client. */
+export interface ChatCompletionsTarget {
+  id: ProviderIdentity;
+  /** The `model` field of each request (the deployment on Azure). */
+  model: string;
+  client: () => Promise<OpenAI>;
+}
+
+type Sdk = typeof import("openai");
+let sdk: Sdk | undefined;
+
+/** Load the `openai` SDK on first use, so entries that never call a model do not pay for it. */
+export async function loadOpenAi(): Promise<Sdk> {
+  return (sdk ??= await import("openai"));
+}
+
+function header(headers: unknown, name: string): string | undefined {
+  return (headers as Headers | undefined)?.get?.(name) ?? undefined;
+}
+
+function retryAfterMs(headers: unknown): number | undefined {
+  const ms = Number.parseFloat(header(headers, "retry-after-ms") ?? "");
+  if (Number.isFinite(ms)) return ms;
+  const seconds = Number.parseFloat(header(headers, "retry-after") ?? "");
+  return Number.isFinite(seconds) ? seconds * 1000 : undefined;
+}
+
+function classify(error: unknown): Failure {
+  if (sdk && error instanceof sdk.APIUserAbortError) return { detail: "aborted", retryable: false, aborted: true };
+  if (sdk && error instanceof sdk.APIError && error.status !== undefined) {
+    const body = error.error as { message?: string } | undefined;
+    const status = error.status;
+    return {
+      status,
+      detail: body?.message ?? error.message,
+      retryable: status === 408 || status === 409 || status === 429 || status >= 500,
+      retryAfterMs: retryAfterMs(error.headers),
+      cause: error,
+    };
+  }
+  const cause = (error as { cause?: unknown })?.cause;
+  const detail = error instanceof Error ? `${error.message}${cause ? ` (${String(cause)})` : ""}` : String(error);
+  // Connection failures are worth another try; a body the SDK cannot read is not.
+  const retryable = !!sdk && error instanceof sdk.APIConnectionError;
+  return { detail, retryable, cause: error };
+}
+
+const MAX_SHORT_SIDE = 768;
+const LOW_DETAIL_SIDE = 512;
+
+/** Build the channel for a resolved target. */
+export function chatCompletionsChannel(target: ChatCompletionsTarget, options: ChatCompletionsOptions): AiChannel {
+  const { id } = target;
+  const detail = options.detail ?? "high";
+  const boxes: BoxConvention = { field: "bbox_2d", order: "xyxy", units: options.coordinates ?? "pixels" };
+  // OpenAI shrinks high-detail images to a 768 px short side and low-detail ones to 512 px;
+  // sending them at that size keeps pixel answers in the pixels the model saw.
+  const plan =
+    detail === "low"
+      ? imagePlan({ ...options.image, maxSide: Math.min(options.image?.maxSide ?? LOW_DETAIL_SIDE, LOW_DETAIL_SIDE) })
+      : imagePlan(options.image, MAX_SHORT_SIDE);
+
+  async function send(turn: Turn, kind: AiKind, signal: AbortSignal): Promise<ModelReply> {
+    const client = await target.client();
+    const { zodResponseFormat } = await import("openai/helpers/zod");
+    const content: OpenAI.Chat.ChatCompletionContentPart[] = turn.parts.map((p) =>
+      "text" in p
+        ? { type: "text", text: p.text }
+        : {
+            type: "image_url",
+            image_url: { url: `data:${p.image.sent.mimeType};base64,${p.image.sent.data}`, detail },
+          },
+    );
+    const completion = await client.chat.completions.create(
+      {
+        model: target.model,
+        messages: [
+          { role: "system", content: turn.system },
+          { role: "user", content },
+        ],
+        response_format: zodResponseFormat(wireSchemas(boxes)[kind], `${kind}_answer`),
+        ...(options.reasoningEffort ? { reasoning_effort: options.reasoningEffort } : {}),
+      },
+      { signal },
+    );
+    const choice = completion.choices?.[0];
+    if (!choice) throw providerError(id, `gave no choices for the "${kind}" request.`);
+    const message = choice.message;
+    if (message?.refusal) throw providerError(id, `refused the "${kind}" request: ${message.refusal}`);
+    if (choice.finish_reason === "content_filter") {
+      throw providerError(id, `refused the "${kind}" request (finish reason content_filter).`);
+    }
+    if (choice.finish_reason === "length") {
+      throw providerError(id, `stopped before its "${kind}" answer was complete (finish reason length).`);
+    }
+    if (!message?.content) throw providerError(id, `gave an empty "${kind}" answer.`);
+    const usage = completion.usage;
+    return {
+      text: message.content,
+      model: completion.model,
+      usage: usage ? { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens } : undefined,
+    };
+  }
+
+  return modelChannel({ id, boxes, image: plan, refine: options.refine ?? true, retry: options.retry, send, classify });
+}

@@ -1,0 +1,97 @@
+/**
+ * Provider failures as tapshot errors: a ProviderError names the provider, the model and
+ * the HTTP status, and never carries a key (every message is redacted against the
+ * provider's secrets and common key shapes). Aborts keep the caller's reason.
+ */
+import { AbortedError, ProviderError, TapshotError, TimeoutError } from "../core/errors.js";
+
+/** Who is failing, and what must never show up in a message. */
+export interface ProviderIdentity {
+  /** `gemini`, `openai`, `azure-openai`. */
+  provider: string;
+  model: string;
+  /** Keys and tokens to redact from every message. */
+  secrets: string[];
+}
+
+/** What a provider learned from one failed attempt. */
+export interface Failure {
+  /** HTTP status, when the server answered. */
+  status?: number;
+  /** The server's or the network's own words, unredacted. */
+  detail: string;
+  /** 408, 429, 5xx and dropped connections. */
+  retryable: boolean;
+  /** The server's `Retry-After` (or Gemini `retryDelay`), when it gave one. */
+  retryAfterMs?: number;
+  /** The request was aborted by its signal. */
+  aborted?: boolean;
+  cause?: unknown;
+}
+
+const KEY_SHAPES = [/sk-[A-Za-z0-9_-]{12,}/g, /AIza[0-9A-Za-z_-]{20,}/g, /Bearer\s+[A-Za-z0-9._~+/=-]{12,}/gi];
+
+/** Replace every secret (and anything shaped like an API key) with `[redacted]`. */
+export function redact(text: string, secrets: string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[redacted]");
+  for (const shape of KEY_SHAPES) out = out.replace(shape, "[redacted]");
+  return out;
+}
+
+function shorten(text: string, max = 300): string {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length > max ? `${oneLine.slice(0, max)}...` : oneLine;
+}
+
+function who(id: ProviderIdentity): string {
+  return `The ${id.provider} provider (model ${id.model})`;
+}
+
+/** A ProviderError whose message starts with who failed and holds no secret. */
+export function providerError(id: ProviderIdentity, what: string, status?: number, cause?: unknown): ProviderError {
+  const message = redact(`${who(id)} ${what}`, id.secrets);
+  const error = new ProviderError(id.provider, id.model, message, status);
+  // The SDK's error can hold response bodies that echo a key; keep only a redacted copy of its text.
+  if (cause instanceof Error) {
+    error.cause = Object.assign(new Error(redact(cause.message, id.secrets)), { name: cause.name });
+  }
+  return error;
+}
+
+/** The ProviderError for a failure that will not be retried. */
+export function failureError(id: ProviderIdentity, failure: Failure, attempts: number): ProviderError {
+  const tries = attempts > 1 ? ` (after ${attempts} attempts)` : "";
+  const what =
+    failure.status !== undefined
+      ? `answered HTTP ${failure.status}${tries}: ${shorten(failure.detail)}`
+      : failure.retryable
+        ? `could not be reached${tries}: ${shorten(failure.detail)}`
+        : `gave a response it could not read: ${shorten(failure.detail)}`;
+  return providerError(id, what, failure.status, failure.cause);
+}
+
+/**
+ * The error for a request stopped by its signal. With no earlier failure this is the
+ * signal's own reason (a TimeoutError or AbortedError from the call's deadline) with the
+ * provider named; after failures it is a ProviderError that says what kept failing.
+ */
+export function abortedError(id: ProviderIdentity, signal: AbortSignal, last?: Failure, attempts = 1): TapshotError {
+  const reason: unknown = signal.reason;
+  if (last) {
+    const status = last.status !== undefined ? `HTTP ${last.status}` : "a network error";
+    const error = providerError(
+      id,
+      `kept failing with ${status} (${attempts} attempt${attempts > 1 ? "s" : ""}: ${shorten(last.detail, 160)}) ` +
+        `until the call was stopped: ${reason instanceof Error ? reason.message : String(reason)}`,
+      last.status,
+      last.cause,
+    );
+    return error;
+  }
+  const note = ` ${who(id)} had not answered yet.`;
+  if (reason instanceof TimeoutError) return new TimeoutError(redact(reason.message + note, id.secrets));
+  if (reason instanceof AbortedError)
+    return new AbortedError(redact(reason.message + note, id.secrets), { cause: reason });
+  return new AbortedError(redact(`The request was aborted by its signal.${note}`, id.secrets), { cause: reason });
+}

@@ -1,0 +1,207 @@
+/**
+ * `gemini()`: a channel over @google/genai `generateContent`, with the Gemini API key or
+ * Vertex AI. Images go as inline parts, answers come as JSON constrained by
+ * `responseJsonSchema`, boxes as `box_2d` = [ymin, xmin, ymax, xmax] normalised to 0-1000.
+ */
+import type { GoogleGenAI } from "@google/genai";
+import type { AiChannel, AiKind } from "../core/contract.js";
+import { ConfigError } from "../core/errors.js";
+import { modelChannel, type ModelReply } from "./channel.js";
+import { providerError, type Failure, type ProviderIdentity } from "./failure.js";
+import { imagePlan } from "./images.js";
+import type { CommonProviderOptions } from "./options.js";
+import type { Turn } from "./prompts.js";
+import { GEMINI_BOXES, wireJsonSchema } from "./wire.js";
+
+/** The default Gemini model: the current GA Flash, good at spatial understanding. */
+export const DEFAULT_GEMINI_MODEL = "gemini-3.8-flash";
+
+/** How much a Gemini model thinks before answering; `"model-default"` sends nothing. */
+export type GeminiThinking = "minimal" | "low" | "medium" | "high" | "model-default";
+
+/** Options of {@link gemini}. */
+export interface GeminiOptions extends CommonProviderOptions {
+  /** Gemini API key. Default `$GEMINI_API_KEY`, then `$GOOGLE_API_KEY`. Not used with `vertex`. */
+  apiKey?: string;
+  /**
+   * Use Vertex AI (Application Default Credentials) instead of an API key. `project` defaults to
+   * `$GOOGLE_CLOUD_PROJECT`, `location` to `$GOOGLE_CLOUD_LOCATION` or `"global"`.
+   */
+  vertex?: { project?: string; location?: string };
+  /** Model name. Default {@link DEFAULT_GEMINI_MODEL}. */
+  model?: string;
+  /** Another endpoint for the Gemini REST API (a proxy, or a test double). */
+  baseUrl?: string;
+  /**
+   * Thinking per request kind. Default `{ locate: "low" }` (the lowest level every Gemini 3
+   * model accepts; boxes do not improve with thinking) and the model's default for the others.
+   * On Gemini 2.x models `"minimal"`/`"low"` turn thinking off (budget 0; 128 on Pro).
+   */
+  thinking?: Partial<Record<AiKind, GeminiThinking>>;
+}
+
+const LEVELS = { minimal: "MINIMAL", low: "LOW", medium: "MEDIUM", high: "HIGH" } as const;
+const BUDGETS = { minimal: 0, low: 0, medium: 4096, high: -1 } as const;
+const REFUSALS = new Set([
+  "SAFETY",
+  "RECITATION",
+  "BLOCKLIST",
+  "PROHIBITED_CONTENT",
+  "SPII",
+  "IMAGE_SAFETY",
+  "LANGUAGE",
+]);
+
+/** The `thinkingConfig` for a model and level: levels on Gemini 3+, budgets on Gemini 2.x. */
+export function thinkingConfig(model: string, level: GeminiThinking | undefined): Record<string, unknown> | undefined {
+  if (!level || level === "model-default") return undefined;
+  if (/^gemini-2\./.test(model)) {
+    const budget = BUDGETS[level];
+    return { thinkingBudget: budget === 0 && /pro/.test(model) ? 128 : budget };
+  }
+  return { thinkingLevel: LEVELS[level] };
+}
+
+function retryDelayMs(body: unknown): number | undefined {
+  const details = (body as { error?: { details?: { retryDelay?: string }[] } })?.error?.details ?? [];
+  const delay = details.find((d) => typeof d?.retryDelay === "string")?.retryDelay;
+  const seconds = delay ? Number.parseFloat(delay) : NaN;
+  return Number.isFinite(seconds) ? seconds * 1000 : undefined;
+}
+
+/** Read what @google/genai threw: an ApiError with `status` and a JSON body as message, or a fetch failure. */
+function classify(error: unknown): Failure {
+  const e = error as { name?: string; status?: unknown; message?: string };
+  if (e?.name === "AbortError") return { detail: "aborted", retryable: false, aborted: true, cause: error };
+  if (typeof e?.status === "number") {
+    let body: unknown;
+    try {
+      body = JSON.parse(e.message ?? "");
+    } catch {
+      body = undefined;
+    }
+    const message = (body as { error?: { message?: string } })?.error?.message ?? e.message ?? "";
+    const status = e.status;
+    return {
+      status,
+      detail: message,
+      retryable: status === 408 || status === 429 || status >= 500,
+      retryAfterMs: retryDelayMs(body),
+      cause: error,
+    };
+  }
+  const detail =
+    error instanceof Error ? `${error.message}${error.cause ? ` (${String(error.cause)})` : ""}` : String(error);
+  // fetch() fails with a TypeError when the connection does; anything else (a body that is not JSON) will not heal.
+  return { detail, retryable: error instanceof TypeError, cause: error };
+}
+
+/**
+ * The SDK's own fetch path looks up undici's global dispatcher on `globalThis`, which a VM
+ * context (jest, where many Appium suites run) does not have; plain fetch works everywhere,
+ * and the call's signal bounds the request.
+ */
+const callFetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => fetch(input, init);
+
+/**
+ * A channel to Gemini. Sends each screenshot downscaled (long side 1536 px, JPEG by default),
+ * asks for JSON matching the kind's schema, and maps `box_2d` back to the request's pixels.
+ *
+ * ```ts
+ * configureAi({ channel: gemini({ model: "gemini-3.8-flash" }) });
+ * ```
+ */
+export function gemini(options: GeminiOptions = {}): AiChannel {
+  const model = options.model ?? DEFAULT_GEMINI_MODEL;
+  const apiKey = options.vertex
+    ? undefined
+    : (options.apiKey ?? process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY);
+  const project = options.vertex ? (options.vertex.project ?? process.env.GOOGLE_CLOUD_PROJECT) : undefined;
+  const location = options.vertex
+    ? (options.vertex.location ?? process.env.GOOGLE_CLOUD_LOCATION ?? "global")
+    : undefined;
+  if (!options.vertex && !apiKey) {
+    throw new ConfigError(
+      "gemini() needs an API key: pass { apiKey }, or set GEMINI_API_KEY (or GOOGLE_API_KEY); " +
+        "for Vertex AI pass { vertex: { project } } or set GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT.",
+    );
+  }
+  if (options.vertex && !project) {
+    throw new ConfigError(
+      "gemini({ vertex }) needs a Google Cloud project: pass vertex.project or set GOOGLE_CLOUD_PROJECT.",
+    );
+  }
+  const id: ProviderIdentity = { provider: "gemini", model, secrets: apiKey ? [apiKey] : [] };
+  const thinking: Partial<Record<AiKind, GeminiThinking>> = { locate: "low", ...options.thinking };
+
+  let client: Promise<GoogleGenAI> | undefined;
+  const getClient = () =>
+    (client ??= import("@google/genai").then(
+      ({ GoogleGenAI }) =>
+        new GoogleGenAI({
+          ...(options.vertex ? { vertexai: true, project, location } : { apiKey }),
+          httpOptions: { ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), fetch: callFetch },
+        }),
+    ));
+
+  async function send(turn: Turn, kind: AiKind, signal: AbortSignal): Promise<ModelReply> {
+    const ai = await getClient();
+    const parts = turn.parts.map((p) =>
+      "text" in p ? { text: p.text } : { inlineData: { mimeType: p.image.sent.mimeType, data: p.image.sent.data } },
+    );
+    const thinkingCfg = thinkingConfig(model, thinking[kind]);
+    const response = await ai.models.generateContent({
+      model,
+      contents: [{ role: "user", parts }],
+      config: {
+        systemInstruction: turn.system,
+        responseMimeType: "application/json",
+        responseJsonSchema: wireJsonSchema(kind, GEMINI_BOXES),
+        ...(thinkingCfg ? { thinkingConfig: thinkingCfg } : {}),
+        abortSignal: signal,
+      },
+    });
+    const blocked = response.promptFeedback?.blockReason;
+    if (blocked) {
+      const why = response.promptFeedback?.blockReasonMessage;
+      throw providerError(id, `blocked the "${kind}" request (${blocked}${why ? `: ${why}` : ""}).`);
+    }
+    const candidate = response.candidates?.[0];
+    const finish = candidate?.finishReason;
+    if (finish && REFUSALS.has(finish)) {
+      throw providerError(id, `refused to answer the "${kind}" request (finish reason ${finish}).`);
+    }
+    if (finish === "MAX_TOKENS") {
+      throw providerError(id, `stopped before its "${kind}" answer was complete (finish reason MAX_TOKENS).`);
+    }
+    const text = (candidate?.content?.parts ?? [])
+      .filter((p) => !p.thought && typeof p.text === "string")
+      .map((p) => p.text)
+      .join("");
+    if (!text) throw providerError(id, `gave no answer to the "${kind}" request (finish reason ${finish ?? "none"}).`);
+    const usage = response.usageMetadata;
+    return {
+      text,
+      model: response.modelVersion,
+      usage: usage
+        ? {
+            inputTokens: usage.promptTokenCount,
+            outputTokens:
+              usage.candidatesTokenCount === undefined && usage.thoughtsTokenCount === undefined
+                ? undefined
+                : (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
+          }
+        : undefined,
+    };
+  }
+
+  return modelChannel({
+    id,
+    boxes: GEMINI_BOXES,
+    image: imagePlan(options.image),
+    refine: options.refine ?? false,
+    retry: options.retry,
+    send,
+    classify,
+  });
+}

@@ -1,0 +1,90 @@
+/**
+ * Images as the model gets them: downscaled to what it can use, encoded compactly, and
+ * remembered with the region of the request's image they show, so that boxes the model
+ * gives in the sent image map back exactly to the pixels of the image tapshot sent.
+ */
+import sharp from "sharp";
+import type { AiImage, Box } from "../core/contract.js";
+import type { ImageOptions } from "./options.js";
+
+/** The image bytes one request part carries. */
+export interface SentImage {
+  mimeType: "image/png" | "image/jpeg";
+  /** Base64. */
+  data: string;
+  width: number;
+  height: number;
+}
+
+/** A sent image and the region of the original (request) image it shows, in the original's pixels. */
+export interface PreparedImage {
+  sent: SentImage;
+  region: Box;
+}
+
+/** Resolved {@link ImageOptions}, plus a provider's own limit on the short side. */
+export interface ImagePlan {
+  maxSide: number;
+  /** Some models shrink images whose short side exceeds this; sending them smaller keeps pixel answers exact. */
+  maxShortSide?: number;
+  format: "jpeg" | "png";
+  quality: number;
+}
+
+export const DEFAULT_MAX_SIDE = 1536;
+
+/** Fill in the defaults of {@link ImageOptions}. */
+export function imagePlan(options: ImageOptions | undefined, maxShortSide?: number): ImagePlan {
+  return {
+    maxSide: options?.maxSide ?? DEFAULT_MAX_SIDE,
+    maxShortSide,
+    format: options?.format ?? "jpeg",
+    quality: options?.quality ?? 85,
+  };
+}
+
+function targetSize(width: number, height: number, plan: ImagePlan): { width: number; height: number } {
+  const long = Math.max(width, height);
+  const short = Math.min(width, height);
+  const scale = Math.min(1, plan.maxSide / long, plan.maxShortSide ? plan.maxShortSide / short : 1);
+  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
+}
+
+/**
+ * Prepare `image` (or the `region` of it) for sending. An image that already fits and is
+ * in the planned format is sent as it is; anything else is resized and re-encoded.
+ */
+export async function prepareImage(image: AiImage, plan: ImagePlan, region?: Box): Promise<PreparedImage> {
+  const area = region ?? { x: 0, y: 0, width: image.width, height: image.height };
+  const size = targetSize(area.width, area.height, plan);
+  const mimeType = plan.format === "png" ? "image/png" : "image/jpeg";
+  const unchanged = !region && size.width === image.width && size.height === image.height;
+  if (unchanged && image.mimeType === mimeType) return { sent: { ...image }, region: area };
+
+  let pipeline = sharp(Buffer.from(image.data, "base64"));
+  if (region) pipeline = pipeline.extract({ left: area.x, top: area.y, width: area.width, height: area.height });
+  if (size.width !== area.width || size.height !== area.height) {
+    pipeline = pipeline.resize({ width: size.width, height: size.height, fit: "fill" });
+  }
+  pipeline =
+    plan.format === "jpeg"
+      ? pipeline.flatten({ background: "#ffffff" }).jpeg({ quality: plan.quality })
+      : pipeline.png();
+  const { data, info } = await pipeline.toBuffer({ resolveWithObject: true });
+  return { sent: { mimeType, data: data.toString("base64"), width: info.width, height: info.height }, region: area };
+}
+
+/**
+ * The region around a first `box` that a refinement pass zooms into: three times the box
+ * each way, at least a third of the screen's short side, kept inside the screen.
+ */
+export function refinementRegion(box: Box, screen: { width: number; height: number }): Box {
+  const minSide = Math.round(Math.min(screen.width, screen.height) / 3);
+  const width = Math.min(screen.width, Math.max(minSide, Math.round(box.width * 3)));
+  const height = Math.min(screen.height, Math.max(minSide, Math.round(box.height * 3)));
+  const cx = box.x + box.width / 2;
+  const cy = box.y + box.height / 2;
+  const x = Math.min(screen.width - width, Math.max(0, Math.round(cx - width / 2)));
+  const y = Math.min(screen.height - height, Math.max(0, Math.round(cy - height / 2)));
+  return { x, y, width, height };
+}

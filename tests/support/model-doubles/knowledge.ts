@@ -1,0 +1,259 @@
+/**
+ * What a wire double knows and how it reads a request. A double is not a model: it answers
+ * from `Knowledge` callbacks (the e2e rig's element boxes read from the DOM, or a unit
+ * test's fixed boxes), after reading the user's text and the real images out of the
+ * request the SDK sent. Every answer names the double as its model.
+ */
+import sharp from "sharp";
+
+/** A rectangle in pixels of the image it refers to. */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** An image the double decoded from a request. */
+export interface DoubleImage {
+  /** The name in the label before it: `screen`, `reference`, `crop`, `baseline`, `diff`. */
+  name: string;
+  mimeType: string;
+  width: number;
+  height: number;
+  bytes: Buffer;
+}
+
+/** The size of the image a knowledge callback should answer in, with its bytes when there are some. */
+export interface ImageFrame {
+  width: number;
+  height: number;
+  bytes?: Buffer;
+}
+
+/** A `locate` answer: a box in pixels of the frame given, or not found with a reason. */
+export type LocateResult = { box: Box; reason?: string } | { found: false; reason: string };
+/** A `check` answer. */
+export interface CheckResult {
+  pass: boolean;
+  reason?: string;
+}
+/** A `judge` answer; `varying` boxes are in pixels of the screen frame. */
+export interface JudgeResult {
+  accept: boolean;
+  reason?: string;
+  varying?: Box[];
+}
+/** A `compare` answer; `varying` boxes are in pixels of the screen frame. */
+export interface CompareResult {
+  realChange: boolean;
+  reason?: string;
+  varying?: Box[];
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * Callbacks a double answers from. Boxes are in pixels of the `image` frame passed in: the
+ * image the double received, or (for a refinement crop) the whole screenshot, which the
+ * double then maps into the crop itself.
+ */
+export interface Knowledge {
+  locate?(target: string, image: ImageFrame): MaybePromise<LocateResult>;
+  check?(statement: string, image: ImageFrame): MaybePromise<CheckResult>;
+  judge?(prompt: string, image: ImageFrame, referenceCount: number): MaybePromise<JudgeResult>;
+  compare?(
+    prompt: string,
+    images: { screen: ImageFrame; baseline: ImageFrame; diff: ImageFrame },
+  ): MaybePromise<CompareResult>;
+}
+
+/** Request kinds, as the double infers them from the answer schema in the request. */
+export type Kind = "locate" | "check" | "judge" | "compare";
+
+/** Something to do instead of answering, for the next request(s). */
+export type Fault =
+  /** An HTTP error with the provider's error body; `retryAfterSeconds` sets `Retry-After`. */
+  | { status: number; retryAfterSeconds?: number; message?: string }
+  /** Accept the request and never answer (until the client gives up or the double closes). */
+  | "hang"
+  /** Answer 200 with model JSON that does not match the schema. */
+  | "malformed"
+  /** Answer 200 with model text that is not JSON. */
+  | "not-json"
+  /** Answer 200 with an HTTP body that is not JSON at all. */
+  | "garbage"
+  /** The provider's refusal (OpenAI `refusal`; Gemini finish reason SAFETY). */
+  | "refusal"
+  /** Gemini only: the prompt was blocked (`promptFeedback.blockReason`). */
+  | "blocked";
+
+/** One request as the double understood it. */
+export interface ReceivedRequest {
+  kind: Kind | undefined;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body. */
+  body: unknown;
+  /** The model the request named. */
+  model: string;
+  /** The images in order, with the label names before them. */
+  images: DoubleImage[];
+  /** All text parts, joined by newlines (system instruction first). */
+  text: string;
+  /** The user's text from the tagged block (`<target>`, `<statement>`, `<expected>`), unescaped. */
+  userText: string | undefined;
+  /** For a refinement pass: the crop's region of the whole screenshot. */
+  crop?: { x: number; y: number; width: number; height: number; ofWidth: number; ofHeight: number };
+  /** Which fault, if any, answered this request. */
+  fault?: Fault;
+}
+
+/** A part of a request in order: text or an image's bytes. */
+export type RawPart = { text: string } | { mimeType: string; bytes: Buffer };
+
+const unescape = (t: string) => t.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+
+/** Infer the kind from the properties of the answer schema the request carried. */
+export function kindOfSchema(schema: unknown): Kind | undefined {
+  const props = Object.keys((schema as { properties?: object } | undefined)?.properties ?? {});
+  if (props.includes("found")) return "locate";
+  if (props.includes("pass")) return "check";
+  if (props.includes("accept")) return "judge";
+  if (props.includes("realChange")) return "compare";
+  return undefined;
+}
+
+/** Read labels, images, the user's text and a crop region out of a request's parts. */
+export async function interpret(
+  parts: RawPart[],
+  base: Omit<ReceivedRequest, "images" | "text" | "userText" | "crop">,
+): Promise<ReceivedRequest> {
+  const images: DoubleImage[] = [];
+  const texts: string[] = [];
+  let label = "image";
+  for (const part of parts) {
+    if ("text" in part) {
+      texts.push(part.text);
+      const named = /^Image "([^"]+)":/.exec(part.text);
+      if (named) label = named[1]!;
+      continue;
+    }
+    const meta = await sharp(part.bytes).metadata();
+    images.push({ name: label, mimeType: part.mimeType, width: meta.width!, height: meta.height!, bytes: part.bytes });
+    label = "image";
+  }
+  const text = texts.join("\n");
+  // The provider escapes user text, so a block's content never holds "<"; the instructions'
+  // own mentions of "<target>" are not blocks.
+  const tagged = /<(target|statement|expected)>([^<]*)<\/\1>/.exec(text);
+  const crop =
+    /<crop_region x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)" of_width="(\d+)" of_height="(\d+)"\/>/.exec(text);
+  return {
+    ...base,
+    images,
+    text,
+    userText: tagged ? unescape(tagged[2]!) : undefined,
+    ...(crop
+      ? {
+          crop: {
+            x: +crop[1]!,
+            y: +crop[2]!,
+            width: +crop[3]!,
+            height: +crop[4]!,
+            ofWidth: +crop[5]!,
+            ofHeight: +crop[6]!,
+          },
+        }
+      : {}),
+  };
+}
+
+/** An answer before it is written in a wire convention: boxes in pixels of `frame` (the sent image). */
+export interface NeutralAnswer {
+  fields: Record<string, unknown>;
+  /** Boxes to encode: `box` (locate) and `varying`. */
+  box?: Box | null;
+  varying?: Box[];
+  frame: { width: number; height: number };
+}
+
+const frameOf = (image: DoubleImage): ImageFrame => ({ width: image.width, height: image.height, bytes: image.bytes });
+
+/** Map a box given in the whole screenshot into the crop image the double received. */
+function intoCrop(box: Box, crop: NonNullable<ReceivedRequest["crop"]>, image: DoubleImage): Box | undefined {
+  const cx = box.x + box.width / 2;
+  const cy = box.y + box.height / 2;
+  if (cx < crop.x || cy < crop.y || cx > crop.x + crop.width || cy > crop.y + crop.height) return undefined;
+  const sx = image.width / crop.width;
+  const sy = image.height / crop.height;
+  const x0 = Math.max(0, (box.x - crop.x) * sx);
+  const y0 = Math.max(0, (box.y - crop.y) * sy);
+  const x1 = Math.min(image.width, (box.x + box.width - crop.x) * sx);
+  const y1 = Math.min(image.height, (box.y + box.height - crop.y) * sy);
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+/** Error a double answers with when a test gave it no knowledge for a kind. */
+export class NoKnowledgeError extends Error {}
+
+/** Answer a request from knowledge, with boxes in pixels of the image the double received. */
+export async function answerFromKnowledge(knowledge: Knowledge, request: ReceivedRequest): Promise<NeutralAnswer> {
+  const { kind, images } = request;
+  const text = request.userText ?? "";
+  const named = (name: string) => images.find((i) => i.name === name);
+  switch (kind) {
+    case "locate": {
+      if (!knowledge.locate) throw new NoKnowledgeError("no locate knowledge");
+      const image = request.crop ? named("crop") : named("screen");
+      if (!image) throw new NoKnowledgeError("the locate request has no screen or crop image");
+      const crop = request.crop;
+      const frame: ImageFrame = crop ? { width: crop.ofWidth, height: crop.ofHeight } : frameOf(image);
+      const result = await knowledge.locate(text, frame);
+      const box = "box" in result ? (crop ? intoCrop(result.box, crop, image) : result.box) : undefined;
+      const reason = box ? (result.reason ?? `double: knows "${text}"`) : (result.reason ?? "double: not in the crop");
+      return { fields: { reason, found: !!box }, box: box ?? null, frame: image };
+    }
+    case "check": {
+      if (!knowledge.check) throw new NoKnowledgeError("no check knowledge");
+      const screen = named("screen")!;
+      const r = await knowledge.check(text, frameOf(screen));
+      return { fields: { reason: r.reason ?? "double: check", pass: r.pass }, frame: screen };
+    }
+    case "judge": {
+      if (!knowledge.judge) throw new NoKnowledgeError("no judge knowledge");
+      const screen = named("screen")!;
+      const references = images.filter((i) => i.name === "reference").length;
+      const r = await knowledge.judge(text, frameOf(screen), references);
+      return {
+        fields: { reason: r.reason ?? "double: judge", accept: r.accept },
+        varying: r.varying ?? [],
+        frame: screen,
+      };
+    }
+    case "compare": {
+      if (!knowledge.compare) throw new NoKnowledgeError("no compare knowledge");
+      const screen = named("screen")!;
+      const r = await knowledge.compare(text, {
+        screen: frameOf(screen),
+        baseline: frameOf(named("baseline")!),
+        diff: frameOf(named("diff")!),
+      });
+      return {
+        fields: { reason: r.reason ?? "double: compare", realChange: r.realChange },
+        varying: r.varying ?? [],
+        frame: screen,
+      };
+    }
+    default:
+      throw new NoKnowledgeError("the request carries no answer schema the double recognises");
+  }
+}
+
+/** Token counts a double reports: deterministic, from what it received and wrote. */
+export function doubleUsage(request: ReceivedRequest, answerText: string): { input: number; output: number } {
+  return {
+    input: 258 * request.images.length + Math.ceil(request.text.length / 4),
+    output: Math.ceil(answerText.length / 4),
+  };
+}
