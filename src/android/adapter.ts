@@ -1,15 +1,16 @@
-/** PLACEHOLDER (issue 6): the android device adapter. */
-import type { DeviceAdapter } from "../core/device.js";
-import { DeviceError } from "../core/errors.js";
+/**
+ * The Android device adapter (DESIGN.md section 3) for Appium UiAutomator2 and Espresso
+ * sessions. Android taps are in pixels, so the scale is usually 1.
+ */
+import { appiumAdapter } from "../core/adapter-kit.js";
+import { describeAndroid } from "./describe.js";
 
-const notYet = (): never => {
-  throw new DeviceError("The android adapter is not implemented yet.");
-};
-
-export const androidAdapter: DeviceAdapter = {
-  platform: "android",
-  assertDriver: notYet,
-  describe: notYet,
-  screenshot: notYet,
-  tap: notYet,
-};
+export const androidAdapter = appiumAdapter(
+  {
+    platform: "android",
+    entry: "tapshot/android",
+    automationNames: ["uiautomator2", "espresso"],
+    driverLabel: "UiAutomator2 or Espresso",
+  },
+  describeAndroid,
+);

@@ -1,15 +1,11 @@
-/** PLACEHOLDER (issue 6): the ios device adapter. */
-import type { DeviceAdapter } from "../core/device.js";
-import { DeviceError } from "../core/errors.js";
+/**
+ * The iOS device adapter (DESIGN.md section 3) for Appium XCUITest sessions.
+ * WebDriverAgent taps are in points: a point in screenshot pixels is divided by the scale.
+ */
+import { appiumAdapter } from "../core/adapter-kit.js";
+import { describeIos } from "./describe.js";
 
-const notYet = (): never => {
-  throw new DeviceError("The ios adapter is not implemented yet.");
-};
-
-export const iosAdapter: DeviceAdapter = {
-  platform: "ios",
-  assertDriver: notYet,
-  describe: notYet,
-  screenshot: notYet,
-  tap: notYet,
-};
+export const iosAdapter = appiumAdapter(
+  { platform: "ios", entry: "tapshot/ios", automationNames: ["xcuitest"], driverLabel: "XCUITest" },
+  describeIos,
+);

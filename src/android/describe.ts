@@ -1,0 +1,257 @@
+/**
+ * Reads an Android device (UiAutomator2 or Espresso session) into a DeviceDescription.
+ * Every value has an ordered list of sources; a failing or unknown command falls through
+ * to the next one with a note. Geometry follows the screenshot the describe takes.
+ */
+import type { AdapterNote, Insets } from "../core/device.js";
+import {
+  firstOf,
+  mobileObject,
+  nonNegative,
+  once,
+  orientationOf,
+  parseSizeText,
+  positive,
+  sameScale,
+  screenshotSize,
+  takePng,
+  text,
+  textCapability,
+  capability,
+  tidyInsets,
+  tidyScale,
+  turnTo,
+  windowRect,
+  type AppiumSession,
+  type Reading,
+  type Rect,
+  type Size,
+} from "../core/adapter-kit.js";
+import { barInsets, mergeInsets, NO_INSETS, parseBar } from "./system-bars.js";
+
+/** Model used when no source names the device; `configureAi({ target })` should then name it. */
+export const UNKNOWN_ANDROID_MODEL = "Unknown Android device";
+/** Android's default status bar height (`status_bar_height`), used only when no source reports one. */
+export const STATUS_BAR_DP = 24;
+/** Android's default navigation bar height (`navigation_bar_height`), used only as the last estimate. */
+export const NAVIGATION_BAR_DP = 48;
+/** A window shorter than the screenshot by more than this share is not explained by a system bar. */
+const MAX_BAR_SHARE = 0.15;
+
+export async function describeAndroid(driver: AppiumSession, note: AdapterNote): Promise<Reading> {
+  const caps = driver.capabilities;
+  const shot = await screenshotSize(await takePng(driver));
+  const orientation = orientationOf(shot);
+  const deviceInfo = once(() => mobileObject(driver, "mobile: deviceInfo"));
+  const systemBars = once(() => mobileObject(driver, "mobile: getSystemBars"));
+
+  const model = await firstOf(
+    "android model",
+    [
+      {
+        name: "mobile: deviceInfo",
+        read: async () => joinModel((await deviceInfo()).manufacturer, (await deviceInfo()).model),
+      },
+      {
+        name: "capabilities deviceManufacturer + deviceModel",
+        read: () => joinModel(capability(caps, "deviceManufacturer"), capability(caps, "deviceModel")),
+      },
+      { name: "capability deviceName", read: () => textCapability(caps, "deviceName") },
+    ],
+    note,
+    `used "${UNKNOWN_ANDROID_MODEL}"`,
+  );
+  if (!model || model.source === "capability deviceName") {
+    note(
+      `android model: the device did not name its model; set configureAi({ target: { model } }) so its records ` +
+        `are not shared with other devices`,
+    );
+  }
+
+  const osVersion = await firstOf(
+    "android OS version",
+    [
+      { name: "mobile: deviceInfo", read: async () => text((await deviceInfo()).platformVersion) },
+      { name: "capability platformVersion", read: () => textCapability(caps, "platformVersion") },
+    ],
+    note,
+    `used "unknown"`,
+  );
+
+  // The display as the device reports it, turned to the screenshot's orientation.
+  const display = await firstOf(
+    "android display size",
+    [
+      { name: "mobile: deviceInfo", read: async () => parseSizeText((await deviceInfo()).realDisplaySize) },
+      { name: "capability deviceScreenSize", read: () => parseSizeText(capability(caps, "deviceScreenSize")) },
+    ],
+    note,
+    "assumed the screenshot size",
+  );
+  const real = display ? turnTo(display.value, shot) : shot;
+  if (real.width !== shot.width || real.height !== shot.height) {
+    note(
+      `android display: the device reports ${real.width}x${real.height} but screenshots are ` +
+        `${shot.width}x${shot.height}; geometry follows the screenshots`,
+    );
+  }
+  /** Display pixels (bar frames, status bar heights) to screenshot pixels. */
+  const displayToShot = shot.width / real.width;
+
+  const window = await firstOf(
+    "android window",
+    [{ name: "getWindowRect", read: async () => windowRect(await driver.getWindowRect(), shot) }],
+    note,
+    "assumed taps in screenshot pixels (scale 1)",
+  );
+  const win = window?.value;
+  const scale = win ? scaleFor(shot, win, note) : 1;
+  const tapBounds = win ?? { x: 0, y: 0, width: shot.width, height: shot.height };
+
+  const density = once(async () => {
+    const found = await firstOf(
+      "android density",
+      [
+        { name: "mobile: deviceInfo", read: async () => dpi((await deviceInfo()).displayDensity) },
+        { name: "capability deviceScreenDensity", read: () => dpi(capability(caps, "deviceScreenDensity")) },
+        { name: "mobile: getDisplayDensity", read: async () => dpi(await driver.execute("mobile: getDisplayDensity")) },
+        { name: "capability pixelRatio", read: () => positive(capability(caps, "pixelRatio")) },
+      ],
+      note,
+      "no estimate possible",
+    );
+    return found && found.value * displayToShot;
+  });
+
+  const status = await firstOf<Insets>(
+    "android status bar",
+    [
+      {
+        name: "mobile: getSystemBars",
+        read: async () => {
+          const bar = parseBar((await systemBars()).statusBar);
+          return bar && barInsets(bar, shot, displayToShot);
+        },
+      },
+      {
+        name: "capability statBarHeight",
+        read: () => top(nonNegative(capability(caps, "statBarHeight")), displayToShot),
+      },
+      {
+        name: "capability viewportRect",
+        read: () => top(viewportTop(capability(caps, "viewportRect")), displayToShot),
+      },
+      {
+        name: "mobile: viewportRect",
+        read: async () => top(viewportTop(await driver.execute("mobile: viewportRect")), displayToShot),
+      },
+      {
+        name: `an estimate of ${STATUS_BAR_DP}dp`,
+        read: async () => {
+          const d = await density();
+          return d ? { ...NO_INSETS, top: STATUS_BAR_DP * d } : undefined;
+        },
+      },
+    ],
+    note,
+    "assumed no status bar",
+  );
+
+  const navigation = await firstOf<Insets>(
+    "android navigation bar",
+    [
+      {
+        name: "mobile: getSystemBars",
+        read: async () => {
+          const bar = parseBar((await systemBars()).navigationBar);
+          return bar && barInsets(bar, shot, displayToShot);
+        },
+      },
+      {
+        name: "the window's size against the screenshot's",
+        read: () => (win ? uncovered(shot, win, scale) : undefined),
+      },
+      {
+        name: `an estimate of ${NAVIGATION_BAR_DP}dp`,
+        read: async () => {
+          const d = await density();
+          if (!d) return undefined;
+          const side = orientation === "portrait" ? "bottom" : "right";
+          return { ...NO_INSETS, [side]: NAVIGATION_BAR_DP * d };
+        },
+      },
+    ],
+    note,
+    "assumed no navigation bar",
+  );
+
+  return {
+    device: {
+      platform: "android",
+      model: model?.value ?? UNKNOWN_ANDROID_MODEL,
+      osVersion: osVersion?.value ?? "unknown",
+      screen: shot,
+      scale,
+      insets: tidyInsets(mergeInsets(status?.value ?? NO_INSETS, navigation?.value ?? NO_INSETS), shot),
+      orientation,
+    },
+    tapBounds,
+  };
+}
+
+/** "Google" + "Pixel 7" -> "Google Pixel 7"; no doubling when the model already starts with the maker. */
+export function joinModel(manufacturer: unknown, model: unknown): string | undefined {
+  const name = text(model);
+  const maker = text(manufacturer);
+  if (!name) return undefined;
+  if (!maker || name.toLowerCase().startsWith(maker.toLowerCase())) return name;
+  return `${maker} ${name}`;
+}
+
+/**
+ * Screenshot pixels per tap pixel. A window that leaves out a system bar is shorter along
+ * one axis only, so the axis with the smaller ratio carries the scale.
+ */
+function scaleFor(shot: Size, win: Rect, note: AdapterNote): number {
+  const byWidth = shot.width / win.width;
+  const byHeight = shot.height / win.height;
+  const scale = tidyScale(Math.min(byWidth, byHeight));
+  if (!sameScale(byWidth, byHeight)) {
+    note(
+      `android window: ${win.width}x${win.height} against a ${shot.width}x${shot.height} screenshot; ` +
+        `the window leaves out a system bar, scale ${scale} from its ${byWidth <= byHeight ? "width" : "height"}`,
+    );
+  }
+  if (scale !== 1) {
+    note(
+      `android window: ${win.width}x${win.height} is smaller than the ${shot.width}x${shot.height} screenshot ` +
+        `(display or compatibility scaling); taps are scaled by 1/${scale}`,
+    );
+  }
+  return scale;
+}
+
+/** The strip of the screenshot the window does not reach: the navigation bar on most devices. */
+function uncovered(shot: Size, win: Rect, scale: number): Insets | undefined {
+  const missingHeight = shot.height - (win.y + win.height) * scale;
+  const missingWidth = shot.width - (win.x + win.width) * scale;
+  if (missingHeight >= 1 && missingHeight <= shot.height * MAX_BAR_SHARE)
+    return { ...NO_INSETS, bottom: missingHeight };
+  if (missingWidth >= 1 && missingWidth <= shot.width * MAX_BAR_SHARE) return { ...NO_INSETS, right: missingWidth };
+  return undefined;
+}
+
+function top(pixels: number | undefined, factor: number): Insets | undefined {
+  return pixels === undefined ? undefined : { ...NO_INSETS, top: pixels * factor };
+}
+
+/** `viewportRect` is `{ left, top, width, height }` with `top` the status bar height. */
+function viewportTop(value: unknown): number | undefined {
+  return value && typeof value === "object" ? nonNegative((value as { top?: unknown }).top) : undefined;
+}
+
+/** dots per inch -> density (pixels per dp). */
+function dpi(value: unknown): number | undefined {
+  const n = positive(value);
+  return n === undefined ? undefined : n / 160;
+}

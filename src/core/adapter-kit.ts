@@ -1,0 +1,362 @@
+/**
+ * What the Android and iOS adapters share: the slice of a WebdriverIO session they use,
+ * session checks, reading capabilities, screenshots and their size, trying sources in
+ * order with notes, and the W3C touch action of a tap. Platform details live in the adapters.
+ */
+import type { Browser } from "webdriverio";
+import type { AdapterNote, DeviceAdapter, DeviceDescription, Insets, Platform, Point } from "./device.js";
+import { DeviceError } from "./errors.js";
+import { imageSize } from "./images.js";
+
+/** The part of a WebdriverIO 9 `Browser` (an Appium session) the adapters call. */
+export type AppiumSession = Pick<
+  Browser,
+  "sessionId" | "isAndroid" | "isIOS" | "getWindowRect" | "takeScreenshot" | "performActions" | "releaseActions"
+> & {
+  /** Session capabilities as the server returned them (vendor-prefixed or not). */
+  readonly capabilities: object;
+  execute(script: string, ...args: unknown[]): Promise<unknown>;
+};
+
+const SESSION_METHODS = ["execute", "getWindowRect", "takeScreenshot", "performActions", "releaseActions"] as const;
+
+/** What a platform accepts as a session. */
+export interface SessionRequirement {
+  platform: Platform;
+  /** Entry name for messages, e.g. `tapshot/android`. */
+  entry: string;
+  /** Lower-case `automationName` values the adapter drives. */
+  automationNames: string[];
+  /** How the supported drivers are called in messages, e.g. "UiAutomator2 or Espresso". */
+  driverLabel: string;
+}
+
+/**
+ * Check that `driver` is a WebdriverIO session of an Appium driver for the platform;
+ * throws a DeviceError that says what was found and what is expected.
+ */
+export function assertAppiumSession(driver: unknown, need: SessionRequirement): asserts driver is AppiumSession {
+  const expected = `${need.entry} needs a WebdriverIO Browser connected to an Appium ${need.driverLabel} session`;
+  if (typeof driver !== "object" || driver === null) {
+    throw new DeviceError(`${expected}; got ${driver === null ? "null" : typeof driver}.`);
+  }
+  const session = driver as Partial<Record<string, unknown>>;
+  const missing = SESSION_METHODS.filter((m) => typeof session[m] !== "function");
+  if (typeof session.sessionId !== "string" || !session.sessionId || missing.length) {
+    const lacks = [...(typeof session.sessionId === "string" && session.sessionId ? [] : ["sessionId"]), ...missing];
+    throw new DeviceError(`${expected}; this object has no ${lacks.join(", ")}. Pass the driver/browser of your test.`);
+  }
+  const caps = (session.capabilities ?? {}) as object;
+  const platformName = String(capability(caps, "platformName") ?? "");
+  const flag = need.platform === "android" ? session.isAndroid : session.isIOS;
+  const matches = flag === true || new RegExp(`^${need.platform}$`, "i").test(platformName);
+  if (!matches) {
+    const other = need.platform === "android" ? "tapshot/ios" : "tapshot/android";
+    throw new DeviceError(
+      `${expected}; this session's platformName is ${platformName ? `"${platformName}"` : "not set"}. ` +
+        `Use ${other} for the other platform, and check the session's capabilities.`,
+    );
+  }
+  const automationName = capability(caps, "automationName");
+  if (typeof automationName === "string" && !need.automationNames.includes(automationName.toLowerCase())) {
+    throw new DeviceError(`${expected}; this session's automationName is "${automationName}".`);
+  }
+}
+
+/**
+ * A capability by name, as servers return it: plain (`deviceModel`), vendor-prefixed
+ * (`appium:deviceModel`) or inside `appium:options`.
+ */
+export function capability(capabilities: object, name: string): unknown {
+  const caps = capabilities as Record<string, unknown>;
+  if (caps[name] !== undefined && caps[name] !== null) return caps[name];
+  const prefixed = caps[`appium:${name}`];
+  if (prefixed !== undefined && prefixed !== null) return prefixed;
+  const options = caps["appium:options"];
+  if (options && typeof options === "object") return (options as Record<string, unknown>)[name] ?? undefined;
+  return undefined;
+}
+
+/** A capability as a non-empty string, or `undefined`. */
+export function textCapability(capabilities: object, name: string): string | undefined {
+  return text(capability(capabilities, name));
+}
+
+/** A non-empty trimmed string, or `undefined`. */
+export function text(value: unknown): string | undefined {
+  if (typeof value === "number") return String(value);
+  return typeof value === "string" && value.trim() ? value.trim() : undefined;
+}
+
+/** A finite positive number (numeric strings accepted), or `undefined`. */
+export function positive(value: unknown): number | undefined {
+  const n = typeof value === "string" ? Number(value) : value;
+  return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/** A finite non-negative number (numeric strings accepted), or `undefined`. */
+export function nonNegative(value: unknown): number | undefined {
+  const n = typeof value === "string" ? Number(value) : value;
+  return typeof n === "number" && Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/** `{ width, height }` from an object with positive numbers there, or `undefined`. */
+export function sizeOf(value: unknown): Size | undefined {
+  if (!value || typeof value !== "object") return undefined;
+  const { width, height } = value as { width?: unknown; height?: unknown };
+  const w = positive(width);
+  const h = positive(height);
+  return w && h ? { width: w, height: h } : undefined;
+}
+
+/** Parse `"1080x2400"` (the Android `realDisplaySize` format). */
+export function parseSizeText(value: unknown): Size | undefined {
+  const match = typeof value === "string" ? /^\s*(\d+)\s*x\s*(\d+)\s*$/i.exec(value) : null;
+  return match ? sizeOf({ width: Number(match[1]), height: Number(match[2]) }) : undefined;
+}
+
+/** A width and height. */
+export interface Size {
+  width: number;
+  height: number;
+}
+
+/** A rectangle; x/y may be 0. */
+export interface Rect extends Size {
+  x: number;
+  y: number;
+}
+
+/** A size turned to the orientation of `like` (drivers may report the natural orientation). */
+export function turnTo(size: Size, like: Size): Size {
+  const landscape = like.width > like.height;
+  return size.width > size.height === landscape || size.width === size.height
+    ? size
+    : { width: size.height, height: size.width };
+}
+
+/** A `getWindowRect()` answer as a rectangle turned like the screenshot, or `undefined` when it has no size. */
+export function windowRect(value: unknown, shot: Size): Rect | undefined {
+  const size = sizeOf(value);
+  if (!size) return undefined;
+  const { x, y } = value as { x?: unknown; y?: unknown };
+  return { x: nonNegative(x) ?? 0, y: nonNegative(y) ?? 0, ...turnTo(size, shot) };
+}
+
+/** The message of a thrown value, on one line and short. */
+export function reason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const line = message.split("\n")[0] ?? "";
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
+/** One place a value can be read from. `read` returns `undefined` when the source has no usable value. */
+export interface Source<T> {
+  /** Shown in notes, e.g. "mobile: deviceInfo" or "capability deviceModel". */
+  name: string;
+  read: () => T | undefined | Promise<T | undefined>;
+  /** Having no value here is normal (e.g. real-device-only fields): not worth a note. Errors still are. */
+  quiet?: boolean;
+}
+
+/** The value that was read and where from. */
+export interface Found<T> {
+  value: T;
+  source: string;
+}
+
+/**
+ * Try sources in order; return the first usable value. When the first source did not
+ * give one, note what failed and which source was used instead, or, when none did,
+ * what failed and `fallback` (what the adapter does instead).
+ */
+export async function firstOf<T>(
+  what: string,
+  sources: Source<T>[],
+  note: AdapterNote,
+  fallback: string,
+): Promise<Found<T> | undefined> {
+  const failures: string[] = [];
+  for (const source of sources) {
+    try {
+      const value = await source.read();
+      if (value !== undefined) {
+        if (failures.length) note(`${what}: ${failures.join("; ")}; used ${source.name}`);
+        return { value, source: source.name };
+      }
+      if (!source.quiet) failures.push(`${source.name} had none`);
+    } catch (error) {
+      failures.push(`${source.name} failed (${reason(error)})`);
+    }
+  }
+  note(`${what}: ${failures.join("; ") || "no source"}; ${fallback}`);
+  return undefined;
+}
+
+/**
+ * Run one driver command at most once per describe: several values come from the same
+ * response (`mobile: deviceInfo`), and a failing command should fail (and be noted) once.
+ */
+export function once<T>(run: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
+  return () => (result ??= run());
+}
+
+/** `driver.execute(script)` for `mobile:` commands, answering an object or `undefined`. */
+export async function mobileObject(driver: AppiumSession, script: string): Promise<Record<string, unknown>> {
+  const value = await driver.execute(script);
+  if (!value || typeof value !== "object") {
+    throw new Error(`${script} answered ${JSON.stringify(value)}, not an object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** The session's screenshot as PNG bytes; throws a DeviceError when it is not a PNG. */
+export async function takePng(driver: AppiumSession): Promise<Buffer> {
+  let base64: string;
+  try {
+    base64 = await driver.takeScreenshot();
+  } catch (error) {
+    throw new DeviceError(`The session did not give a screenshot: ${reason(error)}`, { cause: error });
+  }
+  const png = Buffer.from(typeof base64 === "string" ? base64 : "", "base64");
+  if (png.length < 24 || !png.subarray(0, 8).equals(PNG_SIGNATURE)) {
+    throw new DeviceError(
+      `The session's screenshot is not a PNG (${png.length} bytes). tapshot needs the driver's ` +
+        `takeScreenshot() to return a base64 PNG of the whole screen.`,
+    );
+  }
+  return png;
+}
+
+/** Width and height of a screenshot in pixels, from its header. */
+export async function screenshotSize(png: Buffer): Promise<Size> {
+  return imageSize(png);
+}
+
+/** Round a scale to 4 decimals, snapping to a whole number within 0.2%. */
+export function tidyScale(scale: number): number {
+  const whole = Math.round(scale);
+  if (whole > 0 && Math.abs(scale - whole) / whole < 0.002) return whole;
+  return Math.round(scale * 10_000) / 10_000;
+}
+
+/** Whether two scales agree within 1%. */
+export function sameScale(a: number, b: number): boolean {
+  return Math.abs(a - b) / Math.max(a, b) < 0.01;
+}
+
+/** Whole, non-negative insets, none larger than half the screen along its axis. */
+export function tidyInsets(insets: Insets, screen: Size): Insets {
+  const clamp = (v: number, max: number) => Math.min(Math.max(0, Math.round(v)), Math.floor(max / 2));
+  return {
+    top: clamp(insets.top, screen.height),
+    bottom: clamp(insets.bottom, screen.height),
+    left: clamp(insets.left, screen.width),
+    right: clamp(insets.right, screen.width),
+  };
+}
+
+/** `portrait` unless the screenshot is wider than tall. */
+export function orientationOf(screen: Size): "portrait" | "landscape" {
+  return screen.width > screen.height ? "landscape" : "portrait";
+}
+
+/** How long the finger stays down in a tap. */
+export const TAP_HOLD_MS = 50;
+
+/** A tap as W3C actions: one touch pointer moved to (x, y) in the viewport, pressed, held, released. */
+export function tapActions(x: number, y: number) {
+  return [
+    {
+      type: "pointer",
+      id: "finger1",
+      parameters: { pointerType: "touch" },
+      actions: [
+        { type: "pointerMove", duration: 0, origin: "viewport", x, y },
+        { type: "pointerDown", button: 0 },
+        { type: "pause", duration: TAP_HOLD_MS },
+        { type: "pointerUp", button: 0 },
+      ],
+    },
+  ];
+}
+
+/** Convert a point in screenshot pixels to whole tap units inside `bounds` (tap units). */
+export function toTapUnits(point: Point, scale: number, bounds: Rect): Point {
+  const clamp = (v: number, from: number, size: number) =>
+    Math.min(Math.max(Math.round(v), Math.ceil(from)), Math.ceil(from) + Math.max(0, Math.floor(size) - 1));
+  return { x: clamp(point.x / scale, bounds.x, bounds.width), y: clamp(point.y / scale, bounds.y, bounds.height) };
+}
+
+/** Send a tap at a point in tap units, then release the input state. */
+export async function performTap(driver: AppiumSession, at: Point): Promise<void> {
+  try {
+    await driver.performActions(tapActions(at.x, at.y));
+  } catch (error) {
+    throw new DeviceError(`The tap at (${at.x}, ${at.y}) failed: ${reason(error)}`, { cause: error });
+  }
+  try {
+    await driver.releaseActions();
+  } catch {
+    // The tap went through; a driver that cannot release leaves no pressed pointer behind here.
+  }
+}
+
+/**
+ * Tap bounds per session, in tap units, remembered by `describe` for `tap`
+ * (keyed by the screen size they were read for, so a rotation invalidates them).
+ */
+export class TapBounds {
+  private readonly bounds = new WeakMap<object, { screen: Size; rect: Rect }>();
+
+  remember(driver: object, screen: Size, rect: Rect): void {
+    this.bounds.set(driver, { screen, rect });
+  }
+
+  /** The remembered bounds for this screen size, else the whole screen in tap units. */
+  for(driver: object, screen: Size, scale: number): Rect {
+    const known = this.bounds.get(driver);
+    if (known && known.screen.width === screen.width && known.screen.height === screen.height) return known.rect;
+    return { x: 0, y: 0, width: screen.width / scale, height: screen.height / scale };
+  }
+}
+
+/** What a platform's describe returns: the description and where taps may land (tap units). */
+export interface Reading {
+  device: DeviceDescription;
+  tapBounds: Rect;
+}
+
+/**
+ * A DeviceAdapter over Appium sessions of one platform: session checks, PNG screenshots,
+ * and taps converted to tap units with `device.scale` and clamped into the bounds `describe` read.
+ */
+export function appiumAdapter(
+  need: SessionRequirement,
+  describe: (driver: AppiumSession, note: AdapterNote) => Promise<Reading>,
+): DeviceAdapter {
+  const bounds = new TapBounds();
+  const session = (driver: unknown): AppiumSession => {
+    assertAppiumSession(driver, need);
+    return driver;
+  };
+  return {
+    platform: need.platform,
+    assertDriver(driver) {
+      session(driver);
+    },
+    async describe(driver, note) {
+      const { device, tapBounds } = await describe(session(driver), note);
+      bounds.remember(driver as object, device.screen, tapBounds);
+      return device;
+    },
+    screenshot: (driver) => takePng(session(driver)),
+    async tap(driver, point, device) {
+      const at = toTapUnits(point, device.scale, bounds.for(driver as object, device.screen, device.scale));
+      await performTap(session(driver), at);
+    },
+  };
+}

@@ -1,0 +1,260 @@
+/**
+ * Reads an iOS device (XCUITest session) into a DeviceDescription. WebDriverAgent taps are
+ * in points: the scale is screenshot pixels per point, read from the screen WDA reports
+ * (`mobile: deviceScreenInfo`), not from the app's window, which can be smaller than the
+ * screen (apps not built for the screen size, split view): deriving Y from such a window
+ * is the offset bug peers hit (web-infra-dev/midscene#2683, appium/appium#16185).
+ */
+import type { AdapterNote, Insets } from "../core/device.js";
+import {
+  capability,
+  firstOf,
+  mobileObject,
+  nonNegative,
+  once,
+  orientationOf,
+  positive,
+  sameScale,
+  screenshotSize,
+  sizeOf,
+  takePng,
+  text,
+  textCapability,
+  tidyInsets,
+  tidyScale,
+  turnTo,
+  windowRect,
+  type AppiumSession,
+  type Reading,
+  type Size,
+} from "../core/adapter-kit.js";
+
+/** Model used when no source names the device; `configureAi({ target })` should then name it. */
+export const UNKNOWN_IOS_MODEL = "Unknown iOS device";
+/**
+ * Bottom safe area of devices without a home button (Apple's layout guides): the home
+ * indicator strip, in points. Not a per-device table: one value per idiom and orientation.
+ */
+export const HOME_INDICATOR_PT = { phonePortrait: 34, phoneLandscape: 21, pad: 20 } as const;
+/** Status bar of devices with a home button, in points; the estimate when WDA reports none. */
+const CLASSIC_STATUS_BAR_PT = 20;
+/** Status bar estimate for devices without a home button when WDA reports none (Dynamic Island height). */
+const TALL_STATUS_BAR_PT = 54;
+
+export async function describeIos(driver: AppiumSession, note: AdapterNote): Promise<Reading> {
+  const caps = driver.capabilities;
+  const shot = await screenshotSize(await takePng(driver));
+  const orientation = orientationOf(shot);
+  const deviceInfo = once(() => mobileObject(driver, "mobile: deviceInfo"));
+  const screenInfo = once(() => mobileObject(driver, "mobile: deviceScreenInfo"));
+  const lockdown = async () => {
+    const info = (await deviceInfo()).lockdownInfo;
+    return info && typeof info === "object" ? (info as Record<string, unknown>) : {};
+  };
+
+  const model = await firstOf(
+    "ios model",
+    [
+      {
+        name: "mobile: deviceInfo lockdownInfo.ProductType",
+        read: async () => text((await lockdown()).ProductType),
+        quiet: true,
+      },
+      { name: "capability deviceName", read: () => specific(textCapability(caps, "deviceName")) },
+      {
+        name: "mobile: deviceInfo name (simulator)",
+        read: async () => ((await deviceInfo()).isSimulator ? specific(text((await deviceInfo()).name)) : undefined),
+        quiet: true,
+      },
+      { name: "mobile: deviceInfo model", read: async () => text((await deviceInfo()).model) },
+      { name: "capability deviceName", read: () => textCapability(caps, "deviceName") },
+    ],
+    note,
+    `used "${UNKNOWN_IOS_MODEL}"`,
+  );
+  if (!model || !specific(model.value)) {
+    note(
+      `ios model: "${model?.value ?? UNKNOWN_IOS_MODEL}" does not say which model this is; set ` +
+        `configureAi({ target: { model } }) so its records are not shared with other models`,
+    );
+  }
+
+  const osVersion = await firstOf(
+    "ios OS version",
+    [
+      {
+        name: "mobile: deviceInfo lockdownInfo.ProductVersion",
+        read: async () => text((await lockdown()).ProductVersion),
+        quiet: true,
+      },
+      { name: "capability platformVersion", read: () => textCapability(caps, "platformVersion") },
+    ],
+    note,
+    `used "unknown"`,
+  );
+
+  const window = await firstOf(
+    "ios window",
+    [{ name: "getWindowRect", read: async () => windowRect(await driver.getWindowRect(), shot) }],
+    note,
+    "scale from the screen information only",
+  );
+  const win = window?.value;
+  const reported = await firstOf(
+    "ios screen scale",
+    [
+      { name: "mobile: deviceScreenInfo scale", read: async () => positive((await screenInfo()).scale) },
+      { name: "capability pixelRatio", read: () => positive(capability(caps, "pixelRatio")) },
+    ],
+    note,
+    "scale from the window only",
+  );
+
+  const scaleFound = await firstOf(
+    "ios scale",
+    [
+      {
+        name: "screenshot / mobile: deviceScreenInfo screenSize",
+        read: async () => {
+          const screen = sizeOf((await screenInfo()).screenSize);
+          return screen && shot.width / turnTo(screen, shot).width;
+        },
+      },
+      {
+        name: "screenshot / window width",
+        read: () => {
+          if (!win) return undefined;
+          const byWindow = shot.width / win.width;
+          if (reported && !sameScale(byWindow, reported.value)) {
+            throw new Error(
+              `the app's window (${win.width}x${win.height} pt at ${win.x},${win.y}) is not the whole screen: ` +
+                `${byWindow.toFixed(3)} px/pt against the screen scale ${reported.value}`,
+            );
+          }
+          return byWindow;
+        },
+      },
+      { name: "the reported screen scale", read: () => reported?.value },
+    ],
+    note,
+    "assumed scale 1",
+  );
+  const scale = tidyScale(scaleFound?.value ?? 1);
+  if (reported && !sameScale(scale, reported.value)) {
+    note(
+      `ios scale: screenshots have ${scale} px per point, the device reports scale ${reported.value}; used ${scale}`,
+    );
+  }
+  const screenPt = { width: shot.width / scale, height: shot.height / scale };
+  if (win && (Math.abs(win.width - screenPt.width) >= 1 || Math.abs(win.height - screenPt.height) >= 1)) {
+    note(
+      `ios window: the app's window is ${win.width}x${win.height} pt at ${win.x},${win.y}, the screen ` +
+        `${round(screenPt.width)}x${round(screenPt.height)} pt; taps use screen points`,
+    );
+  }
+
+  const isPad = await padIdiom(deviceInfo, caps);
+  const statusPt = await firstOf(
+    "ios status bar",
+    [
+      {
+        name: "mobile: deviceScreenInfo statusBarSize",
+        read: async () => {
+          const info = await screenInfo();
+          const height = barHeight(info.statusBarSize);
+          if (height === undefined || isPad || !readInOtherOrientation(info, screenPt)) return height;
+          // The driver memoizes deviceScreenInfo per session: this reading is from before a rotation.
+          if (orientation === "landscape") return 0;
+          throw new Error("it was read in landscape, where iPhones hide the status bar (the driver reads it once)");
+        },
+      },
+      { name: "capability statBarHeight", read: () => nonNegative(capability(caps, "statBarHeight")) },
+    ],
+    note,
+    "estimated from the screen shape",
+  );
+  const homeIndicator = hasHomeIndicator(screenPt, isPad, statusPt?.value);
+  const status =
+    statusPt?.value ??
+    (orientation === "landscape" && !isPad ? 0 : homeIndicator ? TALL_STATUS_BAR_PT : CLASSIC_STATUS_BAR_PT);
+  const bottomPt = !homeIndicator
+    ? 0
+    : isPad
+      ? HOME_INDICATOR_PT.pad
+      : orientation === "portrait"
+        ? HOME_INDICATOR_PT.phonePortrait
+        : HOME_INDICATOR_PT.phoneLandscape;
+  const insets: Insets = { top: status * scale, bottom: bottomPt * scale, left: 0, right: 0 };
+
+  return {
+    device: {
+      platform: "ios",
+      model: model?.value ?? UNKNOWN_IOS_MODEL,
+      osVersion: osVersion?.value ?? "unknown",
+      screen: shot,
+      scale,
+      insets: tidyInsets(insets, shot),
+      orientation,
+    },
+    tapBounds: { x: 0, y: 0, ...screenPt },
+  };
+}
+
+/** Names that say only the kind of device (`UIDevice.model`, and `name` since iOS 16). */
+const GENERIC_NAMES = /^(iphone|ipad|ipod touch|iphone simulator|ipad simulator|ios|ios device)$/i;
+
+/** The name, unless it only says "iPhone" / "iPad". */
+function specific(name: string | undefined): string | undefined {
+  return name && !GENERIC_NAMES.test(name) ? name : undefined;
+}
+
+async function padIdiom(deviceInfo: () => Promise<Record<string, unknown>>, caps: object): Promise<boolean> {
+  try {
+    const info = await deviceInfo();
+    const model = text(info.model);
+    if (model) return /^ipad/i.test(model);
+  } catch {
+    // Noted where deviceInfo was first read.
+  }
+  return /ipad/i.test(textCapability(caps, "deviceName") ?? "");
+}
+
+/**
+ * Devices without a home button show a home indicator. Read from the screen's shape, not
+ * a model table: home-button iPhones are 16:9 (Face ID ones are taller than 2:1), home-button
+ * iPads 4:3; and those devices have the 20 pt status bar, taller ones mean a home indicator.
+ */
+export function hasHomeIndicator(screenPt: Size, isPad: boolean, statusBarPt: number | undefined): boolean {
+  if (statusBarPt !== undefined && statusBarPt > CLASSIC_STATUS_BAR_PT + 0.5) return true;
+  const long = Math.max(screenPt.width, screenPt.height);
+  const short = Math.min(screenPt.width, screenPt.height);
+  return long / short > (isPad ? 1.4 : 2);
+}
+
+/**
+ * Whether a `mobile: deviceScreenInfo` answer was read in the other orientation: the driver
+ * memoizes it per session (appium-xcuitest-driver lib/driver.ts MEMOIZED_FUNCTIONS), so after
+ * a rotation it still describes the first one. Its `screenSize` tells; without it, the status
+ * bar's width (it spans the screen).
+ */
+function readInOtherOrientation(info: Record<string, unknown>, screenPt: Size): boolean {
+  const screen = sizeOf(info.screenSize);
+  if (screen)
+    return screen.width !== screen.height && screen.width > screen.height !== screenPt.width > screenPt.height;
+  const bar = sizeOf(info.statusBarSize);
+  return bar !== undefined && Math.abs(bar.width - screenPt.width) > 1;
+}
+
+/** The status bar's height: its shorter side, as WDA may report a landscape frame either way. */
+function barHeight(value: unknown): number | undefined {
+  if (!value || typeof value !== "object") return undefined;
+  const { width, height } = value as { width?: unknown; height?: unknown };
+  const w = nonNegative(width);
+  const h = nonNegative(height);
+  if (w === undefined || h === undefined) return undefined;
+  return w > 0 && h > 0 ? Math.min(w, h) : 0;
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}

@@ -1,0 +1,262 @@
+/**
+ * Contract tests of the iOS adapter against a driver double that answers like
+ * appium-xcuitest-driver / WebDriverAgent (shapes and their sources: tests/support/appium-driver-double.ts).
+ */
+import { iosAdapter } from "../../src/ios/adapter.js";
+import { applyTarget, type DeviceDescription } from "../../src/core/device.js";
+import { DeviceError } from "../../src/core/errors.js";
+import {
+  AppiumDriverDouble,
+  uiautomator2Script,
+  w3cError,
+  xcuitestScript,
+  type DoubleScript,
+} from "../support/appium-driver-double.js";
+
+async function describe_(script: DoubleScript) {
+  const driver = new AppiumDriverDouble(script);
+  const notes: string[] = [];
+  const device = await iosAdapter.describe(driver, (m) => notes.push(m));
+  return { driver, device, notes };
+}
+
+function lastTap(driver: AppiumDriverDouble) {
+  const payload = driver.actions.at(-1) as [{ actions: [{ x: number; y: number }] }];
+  return { x: payload[0].actions[0].x, y: payload[0].actions[0].y };
+}
+
+const SE_2: Parameters<typeof xcuitestScript>[0] = {
+  name: "Team SE",
+  platformVersion: "16.7",
+  widthPt: 375,
+  heightPt: 667,
+  scale: 2,
+  statusBarPt: 20,
+  realDevice: { productType: "iPhone12,8", productVersion: "16.7.2", deviceName: "Team SE", hardwareModel: "D79AP" },
+};
+
+describe("ios identity and insets", () => {
+  test("an iPhone 15 Pro simulator (3x, Dynamic Island)", async () => {
+    const { device, notes } = await describe_(xcuitestScript());
+    expect(device).toEqual<DeviceDescription>({
+      platform: "ios",
+      model: "iPhone 15 Pro",
+      osVersion: "17.5",
+      screen: { width: 1179, height: 2556 },
+      scale: 3,
+      // 54 pt status bar; 34 pt home indicator strip.
+      insets: { top: 162, bottom: 102, left: 0, right: 0 },
+      orientation: "portrait",
+    });
+    expect(notes).toEqual([]);
+  });
+
+  test("a real iPhone SE (2x, home button) is named by its product type and lockdown OS version", async () => {
+    const { device } = await describe_(xcuitestScript(SE_2));
+    expect(device).toMatchObject({
+      model: "iPhone12,8",
+      osVersion: "16.7.2",
+      screen: { width: 750, height: 1334 },
+      scale: 2,
+      insets: { top: 40, bottom: 0, left: 0, right: 0 },
+    });
+  });
+
+  test("a 1x iPad with a home button", async () => {
+    const { device } = await describe_(
+      xcuitestScript({
+        name: "iPad 2",
+        kind: "iPad",
+        platformVersion: "9.3",
+        widthPt: 768,
+        heightPt: 1024,
+        scale: 1,
+        statusBarPt: 20,
+      }),
+    );
+    expect(device).toMatchObject({ scale: 1, screen: { width: 768, height: 1024 }, insets: { top: 20, bottom: 0 } });
+  });
+
+  test("a 4:3 iPad without a home button is told by its taller status bar", async () => {
+    const { device } = await describe_(
+      xcuitestScript({
+        name: "iPad Pro (12.9-inch) (6th generation)",
+        kind: "iPad",
+        widthPt: 1024,
+        heightPt: 1366,
+        scale: 2,
+        statusBarPt: 24,
+      }),
+    );
+    expect(device.insets).toEqual({ top: 48, bottom: 40, left: 0, right: 0 });
+  });
+
+  test("a generic model name is kept but noted, and the run's target replaces it", async () => {
+    const script = xcuitestScript();
+    script.capabilities.deviceName = "iPhone";
+    const { device, notes } = await describe_(script);
+    expect(device.model).toBe("iPhone");
+    expect(notes.join("\n")).toMatch(/"iPhone" does not say which model.*configureAi\(\{ target: \{ model \} \}\)/);
+    expect(applyTarget(device, { model: "iPhone 15 Pro", osVersion: "17.5.1" })).toMatchObject({
+      model: "iPhone 15 Pro",
+      osVersion: "17.5.1",
+      scale: 3,
+    });
+  });
+});
+
+describe("ios scale and taps", () => {
+  test("the exact W3C action payload of a tap, in points", async () => {
+    const { device, driver } = await describe_(xcuitestScript());
+    await iosAdapter.tap(driver, { x: 600, y: 1500.4 }, device);
+    expect(driver.actions).toEqual([
+      [
+        {
+          type: "pointer",
+          id: "finger1",
+          parameters: { pointerType: "touch" },
+          actions: [
+            { type: "pointerMove", duration: 0, origin: "viewport", x: 200, y: 500 },
+            { type: "pointerDown", button: 0 },
+            { type: "pause", duration: 50 },
+            { type: "pointerUp", button: 0 },
+          ],
+        },
+      ],
+    ]);
+    expect(driver.calls.slice(-2)).toEqual(["performActions", "releaseActions"]);
+  });
+
+  test("taps are clamped into the screen in points", async () => {
+    const { device, driver } = await describe_(xcuitestScript());
+    await iosAdapter.tap(driver, { x: 5000, y: -20 }, device);
+    expect(lastTap(driver)).toEqual({ x: 392, y: 0 });
+  });
+
+  test("an app window smaller than the screen does not skew the scale or the Y of taps", async () => {
+    // An app not built for this screen size: WDA's /window/rect is the app frame, 375x812 pt.
+    const { device, driver, notes } = await describe_(
+      xcuitestScript({ appWindow: { x: 0, y: 0, width: 375, height: 812 } }),
+    );
+    expect(device.scale).toBe(3);
+    expect(notes.join("\n")).toMatch(
+      /the app's window is 375x812 pt at 0,0, the screen 393x852 pt; taps use screen points/,
+    );
+    await iosAdapter.tap(driver, { x: 1170, y: 2550 }, device);
+    expect(lastTap(driver)).toEqual({ x: 390, y: 850 });
+  });
+
+  test("older WDA without screenSize: the window gives the scale when it agrees with the reported scale", async () => {
+    const { device, notes } = await describe_(xcuitestScript({ legacyScreenInfo: true }));
+    expect(device.scale).toBe(3);
+    expect(notes.join("\n")).toMatch(
+      /ios scale: screenshot \/ mobile: deviceScreenInfo screenSize had none; used screenshot \/ window width/,
+    );
+  });
+
+  test("older WDA and a smaller app window: the reported scale wins over the window", async () => {
+    const { device, notes } = await describe_(
+      xcuitestScript({ legacyScreenInfo: true, appWindow: { x: 0, y: 0, width: 375, height: 812 } }),
+    );
+    expect(device.scale).toBe(3);
+    expect(notes.join("\n")).toMatch(
+      /window width failed \(the app's window \(375x812 pt at 0,0\) is not the whole screen.*used the reported screen scale/,
+    );
+  });
+
+  test("without mobile: deviceScreenInfo the window gives the scale and the status bar is estimated", async () => {
+    const script = xcuitestScript();
+    delete script.mobile["mobile: deviceScreenInfo"];
+    const { device, notes } = await describe_(script);
+    expect(device.scale).toBe(3);
+    expect(device.insets).toEqual({ top: 162, bottom: 102, left: 0, right: 0 });
+    const text = notes.join("\n");
+    expect(text).toMatch(/ios screen scale: mobile: deviceScreenInfo scale failed \(Unsupported execute method/);
+    expect(text).toMatch(/ios status bar: .*estimated from the screen shape/);
+  });
+
+  test("a screen scale the screenshots contradict is noted and the screenshots win", async () => {
+    const script = xcuitestScript();
+    (script.mobile["mobile: deviceScreenInfo"] as Record<string, unknown>).scale = 2;
+    const { device, notes } = await describe_(script);
+    expect(device.scale).toBe(3);
+    expect(notes.join("\n")).toMatch(/screenshots have 3 px per point, the device reports scale 2/);
+  });
+});
+
+describe("ios landscape", () => {
+  test("geometry, the hidden status bar and the home indicator follow the orientation", async () => {
+    const { device, driver } = await describe_(xcuitestScript({ orientation: "landscape" }));
+    expect(device).toMatchObject({
+      screen: { width: 2556, height: 1179 },
+      orientation: "landscape",
+      scale: 3,
+      // iPhones hide the status bar in landscape; the home indicator strip is 21 pt.
+      insets: { top: 0, bottom: 63, left: 0, right: 0 },
+    });
+    await iosAdapter.tap(driver, { x: 2555, y: 1178 }, device);
+    expect(lastTap(driver)).toEqual({ x: 851, y: 392 });
+  });
+
+  test("a window rect in portrait dimensions is turned to the screenshot", async () => {
+    const script = xcuitestScript({ orientation: "landscape", legacyScreenInfo: true });
+    script.windowRect = { x: 0, y: 0, width: 393, height: 852 };
+    const { device } = await describe_(script);
+    expect(device.scale).toBe(3);
+  });
+});
+
+describe("ios fallbacks and sessions", () => {
+  test("without mobile: deviceInfo, capabilities name the device", async () => {
+    const script = xcuitestScript();
+    script.mobile["mobile: deviceInfo"] = w3cError("unknown error", "Could not proxy command to the remote server");
+    const { device, notes } = await describe_(script);
+    expect(device).toMatchObject({ model: "iPhone 15 Pro", osVersion: "17.5", scale: 3 });
+    expect(notes.join("\n")).toMatch(/ios model: mobile: deviceInfo lockdownInfo.ProductType failed \(Could not proxy/);
+  });
+
+  test("a UiAutomator2 session is refused with a clear error", () => {
+    const driver = new AppiumDriverDouble(uiautomator2Script());
+    expect(() => iosAdapter.assertDriver(driver)).toThrow(DeviceError);
+    expect(() => iosAdapter.assertDriver(driver)).toThrow(
+      /Appium XCUITest session; this session's platformName is "Android"/,
+    );
+  });
+
+  test("a browser session that is not Appium iOS is refused", () => {
+    const script = xcuitestScript();
+    script.capabilities = { browserName: "chrome", "appium:automationName": "Chromium", platformName: "linux" };
+    expect(() => iosAdapter.assertDriver(new AppiumDriverDouble({ ...script, platform: "android" }))).toThrow(
+      /platformName is "linux"/,
+    );
+  });
+});
+
+describe("ios rotation", () => {
+  // appium-xcuitest-driver memoizes getScreenInfo per session (lib/driver.ts MEMOIZED_FUNCTIONS), so
+  // `mobile: deviceScreenInfo` keeps answering what it read first, in the orientation of that moment.
+  test("after rotating to landscape, a memoized portrait status bar is not used as the top inset", async () => {
+    const driver = new AppiumDriverDouble(xcuitestScript());
+    await iosAdapter.describe(driver, () => undefined);
+    const memoized = driver.script.mobile["mobile: deviceScreenInfo"];
+    driver.script = xcuitestScript({ orientation: "landscape" });
+    driver.script.mobile["mobile: deviceScreenInfo"] = memoized;
+    const notes: string[] = [];
+    const landscape = await iosAdapter.describe(driver, (m) => notes.push(m));
+    expect(landscape).toMatchObject({ orientation: "landscape", scale: 3, insets: { top: 0, bottom: 63 } });
+    await iosAdapter.tap(driver, { x: 2555, y: 1178 }, landscape);
+    expect(lastTap(driver)).toEqual({ x: 851, y: 392 });
+  });
+
+  test("a session that started in landscape estimates the portrait status bar, with a note", async () => {
+    const script = xcuitestScript();
+    script.mobile["mobile: deviceScreenInfo"] = xcuitestScript({ orientation: "landscape" }).mobile[
+      "mobile: deviceScreenInfo"
+    ];
+    const { device, notes } = await describe_(script);
+    expect(device.insets).toEqual({ top: 162, bottom: 102, left: 0, right: 0 });
+    expect(notes.join("\n")).toMatch(
+      /ios status bar: mobile: deviceScreenInfo statusBarSize failed \(it was read in landscape/,
+    );
+  });
+});

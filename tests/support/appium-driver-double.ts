@@ -1,0 +1,346 @@
+/**
+ * A driver double for the device adapters: the methods of a WebdriverIO 9 `Browser` the
+ * adapters call, answering with the response shapes of real Appium drivers. It is not a
+ * phone: screenshots are plain PNGs of the profile's size, rendered with sharp.
+ *
+ * Where each shape comes from (read from the drivers' sources, snapshots of 2026-07/08):
+ * - UiAutomator2 `mobile: deviceInfo`: appium-uiautomator2-server
+ *   app/src/main/java/io/appium/uiautomator2/model/api/DeviceInfoModel.java and handler/GetDeviceInfo.java
+ *   (`realDisplaySize` is "WxH" from Display.getRealSize, `displayDensity` an int dpi, the rest strings);
+ *   appium-uiautomator2-driver lib/commands/misc.ts mobileGetDeviceInfo proxies it unchanged.
+ * - `mobile: getSystemBars`: appium-android-driver lib/commands/system-bars.ts (parseWindows of
+ *   `dumpsys window windows`): `{ statusBar, navigationBar }`, each `{ visible, x, y, width, height }` in pixels.
+ * - `mobile: getDisplayDensity`: appium-uiautomator2-server handler/GetDisplayDensity.java (densityDpi, a number).
+ * - `mobile: viewportRect`, `getWindowRect`: appium-uiautomator2-driver lib/commands/viewport.ts
+ *   (`{ left: 0, top: statusBar, width, height: windowHeight - statusBar }`; window rect `{ x: 0, y: 0, width, height }`
+ *   from `/window/current/size`, UiDevice.getDisplayWidth/Height, which can leave out the navigation bar).
+ * - UiAutomator2 session capabilities: appium-uiautomator2-driver lib/driver.ts getDeviceDetails and
+ *   lib/uiautomator2-server/session.ts (deviceName = adb device id, deviceUDID, pixelRatio (string, density),
+ *   statBarHeight, viewportRect, deviceApiLevel, platformVersion, deviceManufacturer, deviceModel,
+ *   deviceScreenSize, deviceScreenDensity); Appium returns driver capabilities without the `appium:` prefix
+ *   (@appium/base-driver protocol.js unpacks createSession as `{ capabilities }`).
+ * - XCUITest `mobile: deviceInfo`: WebDriverAgent WebDriverAgentLib/Commands/FBCustomCommands.m handleGetDeviceInfo
+ *   (`currentLocale, timeZone, name, model, uuid, userInterfaceIdiom, userInterfaceStyle, isSimulator, thermalState`)
+ *   plus `lockdownInfo` on real devices (appium-xcuitest-driver lib/commands/device-info.ts, type LockdownInfo in
+ *   lib/commands/types.ts: ProductType, ProductVersion, DeviceName, HardwareModel...).
+ * - `mobile: deviceScreenInfo`: WebDriverAgent FBCustomCommands.m handleGetScreen (`screenSize` (points, turned with
+ *   the interface orientation; since WDA #881, 2024), `statusBarSize`, `scale`); appium-xcuitest-driver
+ *   docs/reference/execute-methods.md shows `{"statusBarSize":{"width":414,"height":48},"scale":2}`.
+ * - XCUITest `getWindowRect`: WebDriverAgent FBElementCommands.m handleGetWindowRect: the active app's frame in
+ *   points, which is smaller than the screen for apps not built for it (appium/appium#16185, #18675).
+ * - Unknown execute methods: @appium/base-driver lib/basedriver/commands/execute.js ("Unsupported execute method").
+ */
+import sharp from "sharp";
+import type { AppiumSession, Rect, Size } from "../../src/core/adapter-kit.js";
+
+/** Everything a double answers; tests edit it to make commands fail or change shape. */
+export interface DoubleScript {
+  platform: "android" | "ios";
+  /** Driver class name, for the unknown-method message. */
+  driverName: string;
+  capabilities: Record<string, unknown>;
+  /** Size of the PNG `takeScreenshot` returns. */
+  screenshot: Size;
+  /** `getWindowRect()`'s answer; an Error is thrown. */
+  windowRect: Rect | Error;
+  /** Answers of `execute("mobile: ...")`; an Error is thrown; a missing script fails like Appium's. */
+  mobile: Record<string, unknown>;
+  /** Replace the screenshot's base64 (non-PNG answers). */
+  screenshotBase64?: string;
+}
+
+/** A W3C error as WebdriverIO surfaces it: an Error whose name is the W3C error code. */
+export function w3cError(code: string, message: string): Error {
+  const error = new Error(message);
+  error.name = code;
+  return error;
+}
+
+const pngs = new Map<string, Promise<string>>();
+function solidPng({ width, height }: Size): Promise<string> {
+  const key = `${width}x${height}`;
+  let png = pngs.get(key);
+  if (!png) {
+    png = sharp({ create: { width, height, channels: 3, background: "#eef2f7" } })
+      .png({ compressionLevel: 1 })
+      .toBuffer()
+      .then((b) => b.toString("base64"));
+    pngs.set(key, png);
+  }
+  return png;
+}
+
+let sessions = 0;
+
+export class AppiumDriverDouble implements AppiumSession {
+  readonly sessionId = `double-session-${++sessions}`;
+  /** Every command received, e.g. `execute mobile: deviceInfo`, `getWindowRect`. */
+  readonly calls: string[] = [];
+  /** The `performActions` payloads received. */
+  readonly actions: unknown[][] = [];
+
+  constructor(public script: DoubleScript) {}
+
+  get capabilities(): Record<string, unknown> {
+    return this.script.capabilities;
+  }
+
+  get isAndroid(): boolean {
+    return this.script.platform === "android";
+  }
+
+  get isIOS(): boolean {
+    return this.script.platform === "ios";
+  }
+
+  async execute(script: string): Promise<unknown> {
+    this.calls.push(`execute ${script}`);
+    if (!Object.hasOwn(this.script.mobile, script)) {
+      throw w3cError(
+        "unsupported operation",
+        `Unsupported execute method '${script}'. Make sure the installed ${this.script.driverName} is up-to-date. ` +
+          `Execute methods available in the current driver version are: ${Object.keys(this.script.mobile).join(", ")}`,
+      );
+    }
+    const answer = this.script.mobile[script];
+    if (answer instanceof Error) throw answer;
+    return structuredClone(answer);
+  }
+
+  async getWindowRect(): Promise<Rect> {
+    this.calls.push("getWindowRect");
+    if (this.script.windowRect instanceof Error) throw this.script.windowRect;
+    return { ...this.script.windowRect };
+  }
+
+  async takeScreenshot(): Promise<string> {
+    this.calls.push("takeScreenshot");
+    return this.script.screenshotBase64 ?? solidPng(this.script.screenshot);
+  }
+
+  async performActions(actions: object[]): Promise<void> {
+    this.calls.push("performActions");
+    this.actions.push(structuredClone(actions));
+  }
+
+  async releaseActions(): Promise<void> {
+    this.calls.push("releaseActions");
+  }
+
+  /** How many times a command was received. */
+  count(call: string): number {
+    return this.calls.filter((c) => c === call).length;
+  }
+}
+
+/** An Android phone as UiAutomator2 reports it. Sizes in pixels, portrait. */
+export interface AndroidProfile {
+  manufacturer: string;
+  model: string;
+  brand: string;
+  platformVersion: string;
+  apiVersion: string;
+  /** Display size in pixels, portrait. */
+  width: number;
+  height: number;
+  densityDpi: number;
+  statusBar: number;
+  /** Navigation bar thickness in pixels; 0 for none. */
+  navigationBar: number;
+  orientation: "portrait" | "landscape";
+  /** `getWindowRect` leaves out the navigation bar (UiDevice.getDisplayHeight on many versions). */
+  windowExcludesNavigationBar: boolean;
+  /** The driver reports a window this many times smaller than the screenshot (display/compat scaling). */
+  windowDownscale: number;
+  udid: string;
+}
+
+export const PIXEL_7: AndroidProfile = {
+  manufacturer: "Google",
+  model: "Pixel 7",
+  brand: "google",
+  platformVersion: "14",
+  apiVersion: "34",
+  width: 1080,
+  height: 2400,
+  densityDpi: 420,
+  statusBar: 118,
+  navigationBar: 63,
+  orientation: "portrait",
+  windowExcludesNavigationBar: true,
+  windowDownscale: 1,
+  udid: "emulator-5554",
+};
+
+/** A UiAutomator2 session's answers for a profile. */
+export function uiautomator2Script(overrides: Partial<AndroidProfile> = {}): DoubleScript {
+  const p = { ...PIXEL_7, ...overrides };
+  const landscape = p.orientation === "landscape";
+  const shot = landscape ? { width: p.height, height: p.width } : { width: p.width, height: p.height };
+  // Bars as dumpsys window frames: the status bar along the top, the navigation bar at the bottom
+  // in portrait and on the right in landscape (3-button phones).
+  const navigationBar = landscape
+    ? {
+        visible: p.navigationBar > 0,
+        x: shot.width - p.navigationBar,
+        y: 0,
+        width: p.navigationBar,
+        height: shot.height,
+      }
+    : {
+        visible: p.navigationBar > 0,
+        x: 0,
+        y: shot.height - p.navigationBar,
+        width: shot.width,
+        height: p.navigationBar,
+      };
+  const statusBar = {
+    visible: p.statusBar > 0,
+    x: 0,
+    y: 0,
+    width: landscape ? shot.width - p.navigationBar : shot.width,
+    height: p.statusBar,
+  };
+  const cut = p.windowExcludesNavigationBar ? p.navigationBar : 0;
+  const window = {
+    x: 0,
+    y: 0,
+    width: Math.round((shot.width - (landscape ? cut : 0)) / p.windowDownscale),
+    height: Math.round((shot.height - (landscape ? 0 : cut)) / p.windowDownscale),
+  };
+  const viewportRect = { left: 0, top: p.statusBar, width: window.width, height: window.height - p.statusBar };
+  const realDisplaySize = `${shot.width}x${shot.height}`;
+  return {
+    platform: "android",
+    driverName: "AndroidUiautomator2Driver",
+    screenshot: shot,
+    windowRect: window,
+    capabilities: {
+      platformName: "Android",
+      automationName: "UiAutomator2",
+      deviceName: p.udid,
+      deviceUDID: p.udid,
+      platformVersion: p.platformVersion,
+      app: "/apps/shop.apk",
+      pixelRatio: String(p.densityDpi / 160),
+      statBarHeight: p.statusBar,
+      viewportRect,
+      deviceApiLevel: Number(p.apiVersion),
+      deviceManufacturer: p.manufacturer,
+      deviceModel: p.model,
+      deviceScreenSize: realDisplaySize,
+      deviceScreenDensity: p.densityDpi,
+    },
+    mobile: {
+      "mobile: deviceInfo": {
+        androidId: "1c5f0a2b3d4e5f60",
+        manufacturer: p.manufacturer,
+        model: p.model,
+        brand: p.brand,
+        apiVersion: p.apiVersion,
+        platformVersion: p.platformVersion,
+        carrierName: "T-Mobile",
+        realDisplaySize,
+        displayDensity: p.densityDpi,
+        networks: [],
+        locale: "en_US",
+        timeZone: "Europe/Berlin",
+        bluetooth: { state: "ON" },
+      },
+      "mobile: getSystemBars": { statusBar, navigationBar },
+      "mobile: getDisplayDensity": p.densityDpi,
+      "mobile: viewportRect": viewportRect,
+    },
+  };
+}
+
+/** An iOS device as XCUITest / WebDriverAgent reports it. Sizes in points, portrait. */
+export interface IosProfile {
+  /** The simulator's name, also the `deviceName` capability. */
+  name: string;
+  /** `UIDevice.model`: "iPhone" or "iPad". */
+  kind: "iPhone" | "iPad";
+  platformVersion: string;
+  widthPt: number;
+  heightPt: number;
+  scale: number;
+  statusBarPt: number;
+  orientation: "portrait" | "landscape";
+  /** Real devices add `lockdownInfo` to deviceInfo. */
+  realDevice?: { productType: string; productVersion: string; deviceName: string; hardwareModel: string };
+  /** The app's window when it is not the whole screen, in points. */
+  appWindow?: Rect;
+  /** WDA before #881 (2024) has no `screenSize` in `/wda/screen`. */
+  legacyScreenInfo: boolean;
+}
+
+export const IPHONE_15_PRO: IosProfile = {
+  name: "iPhone 15 Pro",
+  kind: "iPhone",
+  platformVersion: "17.5",
+  widthPt: 393,
+  heightPt: 852,
+  scale: 3,
+  statusBarPt: 54,
+  orientation: "portrait",
+  legacyScreenInfo: false,
+};
+
+/** An XCUITest session's answers for a profile. */
+export function xcuitestScript(overrides: Partial<IosProfile> = {}): DoubleScript {
+  const p = { ...IPHONE_15_PRO, ...overrides };
+  const landscape = p.orientation === "landscape";
+  const pt = landscape ? { width: p.heightPt, height: p.widthPt } : { width: p.widthPt, height: p.heightPt };
+  // iPhones hide the status bar in landscape; WDA then finds no status bar element (CGSizeZero).
+  const statusBarSize =
+    landscape && p.kind === "iPhone" ? { width: 0, height: 0 } : { width: pt.width, height: p.statusBarPt };
+  const deviceInfo: Record<string, unknown> = {
+    currentLocale: "en_US",
+    timeZone: "Europe/Berlin",
+    name: p.kind,
+    model: p.kind,
+    uuid: "9A5B1F0E-6C8D-4E2A-B3F7-0D1C2E3F4A5B",
+    // UIUserInterfaceIdiom: phone 0, pad 1.
+    userInterfaceIdiom: p.kind === "iPad" ? 1 : 0,
+    userInterfaceStyle: "light",
+    isSimulator: !p.realDevice,
+    thermalState: 0,
+  };
+  if (p.realDevice) {
+    deviceInfo.lockdownInfo = {
+      BuildVersion: "21F90",
+      DeviceClass: p.kind,
+      DeviceName: p.realDevice.deviceName,
+      HardwareModel: p.realDevice.hardwareModel,
+      ProductName: "iPhone OS",
+      ProductType: p.realDevice.productType,
+      ProductVersion: p.realDevice.productVersion,
+    };
+  }
+  const screenInfo: Record<string, unknown> = { statusBarSize, scale: p.scale };
+  if (!p.legacyScreenInfo) screenInfo.screenSize = pt;
+  return {
+    platform: "ios",
+    driverName: "XCUITestDriver",
+    screenshot: { width: Math.round(pt.width * p.scale), height: Math.round(pt.height * p.scale) },
+    windowRect: p.appWindow ?? { x: 0, y: 0, ...pt },
+    capabilities: {
+      platformName: "iOS",
+      automationName: "XCUITest",
+      deviceName: p.name,
+      platformVersion: p.platformVersion,
+      udid: p.realDevice ? "00008120-001A2B3C4D5E6F70" : "5A0B7C1D-2E3F-4A5B-8C6D-7E8F9A0B1C2D",
+      bundleId: "com.example.shop",
+    },
+    mobile: {
+      "mobile: deviceInfo": deviceInfo,
+      "mobile: deviceScreenInfo": screenInfo,
+      "mobile: viewportRect": {
+        left: 0,
+        top: Math.trunc(statusBarSize.height * p.scale),
+        width: Math.trunc(pt.width * p.scale),
+        height: Math.trunc(pt.height * p.scale) - Math.trunc(statusBarSize.height * p.scale),
+      },
+    },
+  };
+}
