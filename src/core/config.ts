@@ -3,6 +3,7 @@
  * variables, over standalone defaults. Read at every call, so a runner may
  * reconfigure between sessions.
  */
+import path from "node:path";
 import { z } from "zod";
 import type { AiChannel } from "./contract.js";
 import type { Target } from "./device.js";
@@ -82,6 +83,8 @@ export function setConfig(options: AiConfig): void {
     throw new ConfigError(`configureAi got invalid options: ${describeZodError(result.error)}.`);
   }
   configured = { ...configured, ...(options as AiConfig) };
+  // A later storageDir means "use this directory": it must not lose to a store set earlier.
+  if (options.storageDir !== undefined && options.store === undefined) delete configured.store;
 }
 
 /** Forget everything `configureAi` set (tests, runners between sessions). */
@@ -124,6 +127,12 @@ const ENV_KEYS = [
   "OPENAI_BASE_URL",
   "AZURE_OPENAI_API_KEY",
   "AZURE_OPENAI_ENDPOINT",
+  "AZURE_OPENAI_DEPLOYMENT",
+  "OPENAI_API_VERSION",
+  "GOOGLE_CLOUD_LOCATION",
+  "GOOGLE_GEMINI_BASE_URL",
+  "TAPSHOT_COORDINATES",
+  "TAPSHOT_REFINE",
 ];
 
 function channelFromEnv(): AiChannel | undefined {
@@ -134,21 +143,29 @@ function channelFromEnv(): AiChannel | undefined {
 }
 
 export const NO_CHANNEL_MESSAGE =
-  "No model channel is configured, and this call needs a model because nothing is stored for it yet. " +
+  "No model channel is configured, and this call needs a model (nothing is stored for it yet, or autoHeal is " +
+  "re-learning it). " +
   "Configure one: call configureAi({ channel: gemini() }) from tapshot/runner with a provider from tapshot/providers, " +
   "or set TAPSHOT_PROVIDER=gemini with GEMINI_API_KEY (or TAPSHOT_PROVIDER=openai with OPENAI_API_KEY). " +
   'To run without a model, commit the stored values under storage/_ai_/ and use mode "replay".';
 
+/** An environment variable, with an empty value read as unset (`TAPSHOT_MODE= npm test`). */
+function envVar(name: string): string | undefined {
+  return process.env[name] || undefined;
+}
+
+const LOG_VALUES = ["line", "json", "silent"] as const;
+
 /** Resolve the configuration for one call, for the given driver. */
 export function resolveConfig(driver: unknown): ResolvedConfig {
-  const env = process.env;
-  const modeText = configured.mode ?? env.TAPSHOT_MODE ?? "auto";
+  const modeText = configured.mode ?? envVar("TAPSHOT_MODE") ?? "auto";
   const mode = ModeSchema.safeParse(modeText);
   if (!mode.success) throw new ConfigError(`TAPSHOT_MODE is "${modeText}"; use "auto" or "replay".`);
 
   let store = configured.store;
   if (!store) {
-    const dir = configured.storageDir ?? env.TAPSHOT_STORAGE_DIR ?? "storage";
+    // Keyed by absolute path: a relative dir means the working directory at the first call.
+    const dir = path.resolve(configured.storageDir ?? envVar("TAPSHOT_STORAGE_DIR") ?? "storage");
     store = stores.get(dir) ?? new FileStore(dir);
     stores.set(dir, store);
   }
@@ -160,15 +177,18 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
   }
 
   let log: (entry: LogEntry) => void = consoleLogger;
+  const logText = envVar("TAPSHOT_LOG");
   if (configured.log === false) log = () => undefined;
   else if (configured.log) log = configured.log;
-  else if (env.TAPSHOT_LOG === "silent") log = () => undefined;
-  else if (env.TAPSHOT_LOG === "json") log = (entry) => console.warn(JSON.stringify(entry));
+  else if (logText !== undefined && !(LOG_VALUES as readonly string[]).includes(logText)) {
+    throw new ConfigError(`TAPSHOT_LOG is "${logText}"; use "line" (the default), "json" or "silent".`);
+  } else if (logText === "silent") log = () => undefined;
+  else if (logText === "json") log = (entry) => console.warn(JSON.stringify(entry));
 
   const resultsDir =
     configured.resultsDir === false
       ? undefined
-      : (configured.resultsDir ?? env.TAPSHOT_RESULTS_DIR ?? "tapshot-results");
+      : (configured.resultsDir ?? envVar("TAPSHOT_RESULTS_DIR") ?? "tapshot-results");
 
   return {
     store,
@@ -176,7 +196,8 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
     mode: mode.data,
     target,
     log,
-    reportArtifact: configured.reportArtifact ?? fileReporter(resultsDir ?? "tapshot-results"),
+    // With results switched off and no runner reporter, failures name no files.
+    reportArtifact: configured.reportArtifact ?? (resultsDir ? fileReporter(resultsDir) : () => undefined),
     channel() {
       const channel = configured.channel ?? channelFromEnv();
       if (!channel) throw new ConfigError(NO_CHANNEL_MESSAGE);

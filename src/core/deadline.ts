@@ -28,6 +28,8 @@ export class Deadline {
   readonly end: number;
   readonly signal: AbortSignal;
   private readonly timer: NodeJS.Timeout;
+  private readonly callerSignal: AbortSignal | undefined;
+  private readonly onCallerAbort: () => void;
 
   constructor(
     readonly timeoutMs: number,
@@ -41,10 +43,11 @@ export class Deadline {
       timeoutMs,
     );
     this.timer.unref?.();
-    const onAbort = () =>
+    this.callerSignal = callerSignal;
+    this.onCallerAbort = () =>
       controller.abort(new AbortedError(`${what} was aborted by its signal.`, { cause: callerSignal?.reason }));
-    if (callerSignal?.aborted) onAbort();
-    else callerSignal?.addEventListener("abort", onAbort, { once: true });
+    if (callerSignal?.aborted) this.onCallerAbort();
+    else callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
     this.signal = controller.signal;
   }
 
@@ -67,7 +70,9 @@ export class Deadline {
     return sleep(Math.min(ms, this.remaining()), this.signal);
   }
 
+  /** Stop the timer and stop listening to the caller's signal (a runner may reuse one signal for many calls). */
   dispose(): void {
     clearTimeout(this.timer);
+    this.callerSignal?.removeEventListener("abort", this.onCallerAbort);
   }
 }

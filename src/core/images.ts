@@ -109,9 +109,13 @@ export interface CompareResult {
 function withMasks(raw: RawImage, masks: Rect[]): Buffer {
   const out = Buffer.from(raw.data);
   for (const m of masks) {
-    const rect = toRect(m, raw.width, raw.height);
-    for (let y = rect.y; y < rect.y + rect.height; y++) {
-      out.fill(0x80, (y * raw.width + rect.x) * 4, (y * raw.width + rect.x + rect.width) * 4);
+    // Clip to the image: a mask partly or wholly outside it (another screen size) paints only what overlaps.
+    const x0 = Math.max(0, Math.floor(m.x));
+    const y0 = Math.max(0, Math.floor(m.y));
+    const x1 = Math.min(raw.width, Math.ceil(m.x + m.width));
+    const y1 = Math.min(raw.height, Math.ceil(m.y + m.height));
+    for (let y = y0; y < y1 && x0 < x1; y++) {
+      out.fill(0x80, (y * raw.width + x0) * 4, (y * raw.width + x1) * 4);
     }
   }
   return out;

@@ -99,7 +99,12 @@ export class FileStore implements Store {
     for (const entry of entries) {
       if (entry.endsWith(".tmp") || entry.split(path.sep).includes(".locks")) continue;
       const full = path.join(base, entry);
-      if ((await fs.stat(full)).isFile()) keys.push(path.relative(this.root, full).split(path.sep).join("/"));
+      // Another process may remove a file between readdir and stat.
+      const stat = await fs.stat(full).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ENOENT") return null;
+        throw error;
+      });
+      if (stat?.isFile()) keys.push(path.relative(this.root, full).split(path.sep).join("/"));
     }
     return keys.sort();
   }
@@ -116,6 +121,10 @@ export class FileStore implements Store {
           stale: LOCK_STALE_MS,
           update: LOCK_STALE_MS / 4,
           retries: 0,
+          // proper-lockfile's default throws from a timer, which would crash the test process. A compromised
+          // lock (its directory removed, or reclaimed after the holder stalled past the stale time) only
+          // weakens "learn once": the holder's writes are still atomic, so it carries on.
+          onCompromised: () => undefined,
         });
         return async () => {
           await release().catch(() => undefined);

@@ -46,5 +46,5 @@ export function baselineFolder(platform: Platform, name: string): string {
   return `screenshots/${platform}/${name}`;
 }
 
-/** A valid baseline name: letters, digits, `.`, `_`, `-`. */
-export const BASELINE_NAME = /^[A-Za-z0-9._-]+$/;
+/** A valid baseline name: letters, digits, `.`, `_`, `-`; not only dots (`.` and `..` are not folder names). */
+export const BASELINE_NAME = /^(?!\.+$)[A-Za-z0-9._-]+$/;

@@ -102,6 +102,10 @@ export async function readRecord<S extends z.ZodType<{ imageSha256: string }>>(
     }
     const image = await store.read(`${key}.png`);
     if (image && sha256(image) === result.data.imageSha256) return { record: result.data, image };
+    // replaceRecord writes <key>.previous.png (this record's image) before <key>.png, so when a heal is
+    // under way, or its writer died before the JSON, the record's own image is still there.
+    const previous = await store.read(`${key}.previous.png`);
+    if (previous && sha256(previous) === result.data.imageSha256) return { record: result.data, image: previous };
     // A heal may be replacing the pair right now: read again before calling it torn.
     if (attempt >= TORN_READ_RETRIES) {
       throw new StoreError(
@@ -118,6 +122,8 @@ export async function readRecord<S extends z.ZodType<{ imageSha256: string }>>(
  * stored data is never silently overwritten. Call with the key's lock held.
  */
 export async function createRecord(store: Store, key: string, record: object, image: Buffer): Promise<boolean> {
+  // Without this check the PNG write below would replace the image of the record that already exists.
+  if ((await store.modifiedAt(`${key}.json`)) !== null) return false;
   // Image first: the JSON is the commit point, so a crash in between leaves only an orphan PNG.
   await store.write(`${key}.png`, image);
   return store.write(`${key}.json`, Buffer.from(JSON.stringify(record, null, 2) + "\n"), { ifAbsent: true });

@@ -1,0 +1,95 @@
+import { getEventListeners } from "node:events";
+import { Deadline, sleep } from "../../src/core/deadline.js";
+import { AbortedError, TimeoutError } from "../../src/core/errors.js";
+
+describe("sleep", () => {
+  test("resolves after the time", async () => {
+    await expect(sleep(5)).resolves.toBeUndefined();
+  });
+
+  test("rejects with an AbortedError when the signal aborts, and stops listening", async () => {
+    const controller = new AbortController();
+    const sleeping = sleep(60_000, controller.signal);
+    controller.abort(new Error("stop"));
+    const error = await sleeping.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AbortedError);
+    expect((error as AbortedError).cause).toEqual(new Error("stop"));
+  });
+
+  test("rejects at once on an aborted signal", async () => {
+    await expect(sleep(60_000, AbortSignal.abort())).rejects.toThrow(AbortedError);
+  });
+
+  test("passes a TimeoutError reason through", async () => {
+    const controller = new AbortController();
+    controller.abort(new TimeoutError("out of time"));
+    await expect(sleep(10, controller.signal)).rejects.toThrow(new TimeoutError("out of time"));
+  });
+
+  test("removes its abort listener when it resolves", async () => {
+    const controller = new AbortController();
+    await sleep(1, controller.signal);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+});
+
+describe("Deadline", () => {
+  test("its signal aborts with a TimeoutError naming the call when the time is up", async () => {
+    const deadline = new Deadline(30, 'tap "the button"');
+    await new Promise<void>((resolve) => deadline.signal.addEventListener("abort", () => resolve()));
+    expect(deadline.signal.reason).toBeInstanceOf(TimeoutError);
+    expect((deadline.signal.reason as Error).message).toBe('tap "the button" did not finish within its 30 ms timeout.');
+    expect(deadline.expired()).toBe(true);
+    expect(deadline.remaining()).toBe(0);
+    expect(() => deadline.throwIfAborted()).toThrow(TimeoutError);
+    deadline.dispose();
+  });
+
+  test("the caller's signal aborts it with an AbortedError", () => {
+    const controller = new AbortController();
+    const deadline = new Deadline(60_000, "screenshot cart", controller.signal);
+    expect(deadline.signal.aborted).toBe(false);
+    expect(() => deadline.throwIfAborted()).not.toThrow();
+    controller.abort("user stop");
+    expect(deadline.signal.reason).toBeInstanceOf(AbortedError);
+    expect((deadline.signal.reason as Error).message).toBe("screenshot cart was aborted by its signal.");
+    expect((deadline.signal.reason as AbortedError).cause).toBe("user stop");
+    deadline.dispose();
+  });
+
+  test("an already aborted caller signal aborts it at once", () => {
+    const deadline = new Deadline(60_000, "x", AbortSignal.abort());
+    expect(() => deadline.throwIfAborted()).toThrow(AbortedError);
+    deadline.dispose();
+  });
+
+  test("remaining counts down from the timeout", () => {
+    const deadline = new Deadline(60_000, "x");
+    expect(deadline.remaining()).toBeGreaterThan(0);
+    expect(deadline.remaining()).toBeLessThanOrEqual(60_000);
+    expect(deadline.end - deadline.timeoutMs).toBeLessThanOrEqual(Date.now());
+    expect(deadline.expired()).toBe(false);
+    deadline.dispose();
+  });
+
+  test("sleep never outlasts the deadline", async () => {
+    const deadline = new Deadline(50, "x");
+    // Either the sleep ends at the deadline or the deadline's abort wins the race: never the full minute.
+    const outcome = await deadline.sleep(60_000).then(
+      () => "slept",
+      (e: unknown) => e,
+    );
+    if (outcome !== "slept") expect(outcome).toBeInstanceOf(TimeoutError);
+    deadline.dispose();
+  });
+
+  test("dispose stops the timer and stops listening to the caller's signal", async () => {
+    const controller = new AbortController();
+    const deadline = new Deadline(20, "x", controller.signal);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    deadline.dispose();
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(deadline.signal.aborted).toBe(false);
+  });
+});
