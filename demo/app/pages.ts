@@ -1,0 +1,192 @@
+/**
+ * The demo shop's screens as HTML: cart -> checkout (order summary) -> confirmation.
+ * Pure functions of their options, so the same options give the same pixels; only the
+ * values derived from `seed` (balance, dates, order number, status-bar clock) vary.
+ */
+
+/** Screens of the demo shop. */
+export const SCREENS = ["cart", "checkout", "confirmation"] as const;
+export type Screen = (typeof SCREENS)[number];
+
+/**
+ * Variants of the cart screen: `redesign` moves the Checkout button into a bottom bar and
+ * restyles it (orange pill); `regression` removes it.
+ */
+export const VARIANTS = ["default", "redesign", "regression"] as const;
+export type Variant = (typeof VARIANTS)[number];
+
+/** What a page is rendered from. */
+export interface PageOptions {
+  variant: Variant;
+  /** Drives the varying content: wallet balance, dates, order number, status-bar clock. */
+  seed: number;
+  /** System bars to draw, in CSS pixels (0: none), and their platform style. */
+  bars: { top: number; bottom: number; platform: "android" | "ios" };
+}
+
+/** The query parameters that carry page options from screen to screen. */
+export function pageQuery(options: PageOptions): string {
+  const params = new URLSearchParams({ variant: options.variant, seed: String(options.seed) });
+  if (options.bars.top || options.bars.bottom) {
+    params.set("bars", `${options.bars.top},${options.bars.bottom}`);
+    params.set("platform", options.bars.platform);
+  }
+  return params.toString();
+}
+
+const ITEMS = [
+  { id: "item-shoes", name: "Trail running shoes", detail: "Size 42 · Qty 1", price: 89.9, thumb: "shoes" },
+  { id: "item-socks", name: "Merino socks, 3 pairs", detail: "Size M · Qty 1", price: 24.5, thumb: "socks" },
+];
+const SHIPPING = 4.9;
+
+const euro = (value: number) => `€${value.toFixed(2)}`;
+const subtotal = ITEMS.reduce((sum, item) => sum + item.price, 0);
+const total = subtotal + SHIPPING;
+
+/** The varying values one seed gives. */
+export function varyingValues(seed: number) {
+  const n = Math.abs(Math.trunc(seed)) >>> 0;
+  // A fixed epoch plus up to ~3 years in minutes, so each seed is a different date and time.
+  const moment = new Date(Date.UTC(2026, 0, 1) + (n % 1_576_800) * 60_000);
+  const date = moment.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+  const time = moment.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
+  return {
+    balance: euro(((n * 7919) % 100_000) / 100 + 20),
+    date,
+    time,
+    orderNumber: `#${String(100_000 + ((n * 104_729) % 900_000))}`,
+  };
+}
+
+/** `sessionStorage` key of the tap log: every click on the page, kept across the flow's navigations. */
+export const TAP_LOG_KEY = "demo-taps";
+
+/** One click the page saw, in CSS pixels, with the nearest `data-testid` it hit. */
+export interface LoggedTap {
+  screen: string;
+  x: number;
+  y: number;
+  testid: string | null;
+}
+
+// Records clicks (a touch tap fires one) so tests can check where a tap landed.
+const TAP_LOG = `document.addEventListener("click", function (e) {
+  var hit = e.target instanceof Element ? e.target.closest("[data-testid]") : null;
+  var log = JSON.parse(sessionStorage.getItem("${TAP_LOG_KEY}") || "[]");
+  log.push({ screen: document.body.dataset.screen, x: e.clientX, y: e.clientY, testid: hit ? hit.getAttribute("data-testid") : null });
+  sessionStorage.setItem("${TAP_LOG_KEY}", JSON.stringify(log));
+}, true);`;
+
+export function renderPage(screen: Screen, options: PageOptions, css: string): string {
+  const query = pageQuery(options);
+  const body =
+    screen === "cart" ? cart(options, query) : screen === "checkout" ? checkout(query) : confirmation(options, query);
+  const titles: Record<Screen, string> = { cart: "Your cart", checkout: "Order summary", confirmation: "Thank you" };
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1, maximum-scale=1, user-scalable=no">
+<title>Demo shop · ${titles[screen]}</title>
+<style>${css}</style>
+</head>
+<body data-screen="${screen}" data-variant="${options.variant}">
+${statusBar(options)}${body}${navBar(options)}
+<script>${TAP_LOG}</script>
+</body>
+</html>
+`;
+}
+
+function statusBar({ bars, seed }: PageOptions): string {
+  if (!bars.top) return "";
+  return `<div class="status-bar" data-testid="status-bar" style="height:${bars.top}px">
+<span data-testid="status-clock">${varyingValues(seed).time}</span>
+<span class="icons"><span class="signal"></span><span class="battery"></span></span>
+</div>
+`;
+}
+
+function navBar({ bars }: PageOptions): string {
+  if (!bars.bottom) return "";
+  return `<div class="nav-bar ${bars.platform}" data-testid="nav-bar" style="height:${bars.bottom}px"><span class="pill"></span></div>
+`;
+}
+
+function appBar(title: string, back?: string): string {
+  const start = back
+    ? `<a class="back" href="${back}" data-testid="back-button" role="button">‹ Cart</a>`
+    : `<span class="logo"></span>`;
+  return `<header class="app-bar" data-testid="app-bar">${start}<h1 data-testid="title">${title}</h1></header>
+`;
+}
+
+function itemRows(): string {
+  return ITEMS.map(
+    (item) => `<div class="row" data-testid="${item.id}">
+<span class="thumb ${item.thumb}"></span>
+<span class="name">${item.name}<small>${item.detail}</small></span>
+<span class="price" data-testid="${item.id}-price">${euro(item.price)}</span>
+</div>`,
+  ).join("\n");
+}
+
+function totals(): string {
+  return `<div class="line"><span>Subtotal</span><span>${euro(subtotal)}</span></div>
+<div class="line"><span>Shipping</span><span>${euro(SHIPPING)}</span></div>
+<div class="line total" data-testid="total"><span>Total</span><span>${euro(total)}</span></div>`;
+}
+
+function cart({ variant, seed }: PageOptions, query: string): string {
+  const { balance, date, time } = varyingValues(seed);
+  const href = `/checkout?${query}`;
+  const checkout =
+    variant === "default"
+      ? `<a class="button" href="${href}" data-testid="checkout-button" role="button">Checkout</a>`
+      : variant === "redesign"
+        ? `<div class="checkout-bar" data-testid="checkout-bar">
+<span class="sum"><small>Total</small><strong>${euro(total)}</strong></span>
+<a class="button pill" href="${href}" data-testid="checkout-button" role="button">Checkout</a>
+</div>`
+        : "";
+  return `${appBar("Your cart")}<main>
+<div class="balance" data-testid="balance"><span>Wallet balance<br>as of ${date}, ${time}</span><strong>${balance}</strong></div>
+<div class="card" data-testid="cart-items">
+${itemRows()}
+</div>
+<div class="card" data-testid="cart-summary">
+${totals()}
+</div>
+${checkout}
+</main>
+`;
+}
+
+function checkout(query: string): string {
+  return `${appBar("Order summary", `/cart?${query}`)}<main>
+<div class="section-title" data-testid="order-summary">Order summary</div>
+<div class="card" data-testid="order-items">
+${itemRows()}
+</div>
+<div class="card" data-testid="order-details">
+<div class="line"><span>Deliver to</span><span>Ada Lovelace, London</span></div>
+<div class="line"><span>Payment</span><span>Visa •••• 4242</span></div>
+${totals()}
+</div>
+<a class="button" href="/confirmation?${query}" data-testid="place-order-button" role="button">Place order</a>
+</main>
+`;
+}
+
+function confirmation({ seed }: PageOptions, query: string): string {
+  const { orderNumber, date } = varyingValues(seed);
+  return `${appBar("Thank you")}<main class="done">
+<div class="check" data-testid="success-icon"></div>
+<h2 data-testid="thank-you">Thank you for your order!</h2>
+<p>A confirmation is on its way to your inbox.</p>
+<div class="order" data-testid="order-number">Order ${orderNumber} · placed ${date}</div>
+<a class="button secondary" href="/cart?${query}" data-testid="continue-button" role="button">Continue shopping</a>
+</main>
+`;
+}

@@ -1,0 +1,16 @@
+/** Free loopback ports, found by letting the OS pick one. */
+import { createServer } from "node:net";
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picked it for a listener on port 0). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => (port ? resolve(port) : reject(new Error("the OS gave no port for a listener on port 0"))));
+    });
+  });
+}
