@@ -1,2 +1,141 @@
-/** PLACEHOLDER (issue 8): the tapshot CLI. */
-console.log("tapshot CLI: not implemented yet");
+/**
+ * The tapshot command: review and maintain the store (`list`, `show`, `prune`) and
+ * render a static HTML report over it and the last run (`report`).
+ * Exit codes (see exit.ts): 0 ok, 1 failure or nothing found, 2 usage error.
+ */
+import { readFileSync } from "node:fs";
+import { Command, CommanderError, Option } from "commander";
+import { CommandFailure, EXIT, UsageError } from "./exit.js";
+import { readStoreModel } from "./model.js";
+import { runList } from "./list.js";
+import { runShow } from "./show.js";
+import { runPrune } from "./prune.js";
+import { runReport } from "./report/index.js";
+import { readRuns } from "./runs.js";
+import {
+  collect,
+  defaultResultsDir,
+  defaultStorageDir,
+  existingStorageDir,
+  parsePlatform,
+  parseSince,
+  type CommonOptions,
+} from "./options.js";
+import type { Platform } from "../core/device.js";
+
+function version(): string {
+  // src/cli/main.ts and dist/cli/main.js both sit two folders below package.json.
+  try {
+    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string })
+      .version;
+  } catch {
+    return "unknown";
+  }
+}
+
+interface FilterFlags {
+  platform?: Platform;
+  device?: string[];
+  kind?: "tap" | "baseline";
+}
+
+function withCommon(command: Command, json = true): Command {
+  command
+    .option("--storage <dir>", "storage root holding _ai_/ (default: $TAPSHOT_STORAGE_DIR or ./storage)")
+    .option("--results <dir>", "run results folder (default: $TAPSHOT_RESULTS_DIR or ./tapshot-results)");
+  if (json) command.option("--json", "print JSON on stdout, for scripts");
+  return command;
+}
+
+function withFilters(command: Command): Command {
+  return command
+    .option("--platform <platform>", "only android or ios", parsePlatform)
+    .option("--device <slug>", "only this device slug, e.g. google-pixel-7_14 (repeatable)", collect)
+    .addOption(new Option("--kind <kind>", "only taps or baselines").choices(["tap", "baseline"]));
+}
+
+function common(options: Partial<CommonOptions>): CommonOptions {
+  return {
+    storage: existingStorageDir(options.storage ?? defaultStorageDir()),
+    results: options.results ?? defaultResultsDir(),
+    ...(options.json ? { json: true } : {}),
+  };
+}
+
+async function modelOf(options: CommonOptions) {
+  return readStoreModel(options.storage, await readRuns(options.results));
+}
+
+/** The program; `exit` receives the exit code of a subcommand. */
+export function buildProgram(exit: (code: number) => void): Command {
+  const program = new Command("tapshot")
+    .description("Review the taps and screenshot baselines tapshot stored, and what the last run did.")
+    .version(version())
+    .showHelpAfterError('(run "tapshot help <command>" for its options)')
+    .exitOverride();
+
+  withFilters(withCommon(program.command("list")))
+    .description("list stored taps and baselines per platform and device, with age, last heal and last use")
+    .action(async (flags: Partial<CommonOptions> & FilterFlags) => {
+      const options = common(flags);
+      exit(runList(await modelOf(options), { ...flags, json: options.json }));
+    });
+
+  withFilters(withCommon(program.command("show")))
+    .description("show every record of a baseline name or tap prompt (exact, else a case-insensitive part of it)")
+    .argument("<name|prompt>", "baseline name or tap prompt")
+    .action(async (query: string, flags: Partial<CommonOptions> & FilterFlags) => {
+      const options = common(flags);
+      exit(runShow(await modelOf(options), query, { ...flags, json: options.json }));
+    });
+
+  withFilters(withCommon(program.command("prune")))
+    .description("remove records not used since a date, or of devices no longer in use (filters combine with AND)")
+    .option("--unused-since <date|age>", "last used before this date (2026-01-31) or age (90d, 12w, 48h)", (v) =>
+      parseSince(v),
+    )
+    .option("--dry-run", "only print what would be removed")
+    .action(async (flags: Partial<CommonOptions> & FilterFlags & { unusedSince?: Date; dryRun?: boolean }) => {
+      const options = common(flags);
+      exit(await runPrune(await modelOf(options), { ...flags, json: options.json }));
+    });
+
+  withCommon(program.command("report"))
+    .description("write a static HTML report over the store and the last run's results")
+    .option("--out <dir>", "output folder (default: <results>/report)")
+    .option("--run <id>", "show this run folder instead of the last run (repeatable)", collect)
+    .action(async (flags: Partial<CommonOptions> & { out?: string; run?: string[] }) => {
+      const options = common(flags);
+      exit(await runReport({ ...flags, ...options }));
+    });
+
+  return program;
+}
+
+/** Run the command line; resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = buildProgram((c) => (code = c));
+  if (argv.length <= 2) {
+    program.outputHelp();
+    return EXIT.usage;
+  }
+  try {
+    await program.parseAsync(argv);
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and --version are not errors; commander already printed the message.
+      if (["commander.helpDisplayed", "commander.version", "commander.help"].includes(error.code)) return EXIT.ok;
+      return EXIT.usage;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`tapshot: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    process.stderr.write(`tapshot: ${error instanceof CommandFailure ? "" : "error: "}${(error as Error).message}\n`);
+    return EXIT.failure;
+  }
+}
+
+process.exitCode = await main(process.argv);

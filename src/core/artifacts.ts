@@ -27,14 +27,25 @@ export type ArtifactReporter = (artifact: Artifact) => string | void | Promise<s
 /** A run id for the results folder: timestamp plus process id, unique across parallel workers. */
 export const RUN_ID = process.env.TAPSHOT_RUN_ID ?? `${new Date().toISOString().replace(/[:.]/g, "-")}_${process.pid}`;
 
-/** The standalone reporter: writes files under `<resultsDir>/<run>/`. */
+/**
+ * The standalone reporter: writes files under `<resultsDir>/<run>/` and returns the path.
+ * A name already written in this run (a retried test failing again) gets a number,
+ * `..__expected-crop-2.png`, so each failure's log entry keeps pointing at its own images.
+ */
 export function fileReporter(resultsDir: string): ArtifactReporter {
   return async (artifact) => {
     const dir = path.resolve(resultsDir, RUN_ID);
     await fs.mkdir(dir, { recursive: true });
-    const file = path.join(dir, artifact.name);
-    await fs.writeFile(file, artifact.data);
-    return file;
+    const stem = artifact.name.replace(/\.png$/i, "");
+    for (let n = 1; ; n++) {
+      const file = path.join(dir, n === 1 ? `${stem}.png` : `${stem}-${n}.png`);
+      try {
+        await fs.writeFile(file, artifact.data, { flag: "wx" });
+        return file;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+    }
   };
 }
 

@@ -25,6 +25,8 @@ export class Call {
   private readonly started = Date.now();
   device!: DeviceDescription;
   deviceSlug = "unknown-device";
+  /** The store key (without extension) this call reads and writes, once known. */
+  key: string | undefined;
 
   constructor(
     readonly api: LogEntry["api"],
@@ -113,6 +115,7 @@ export class Call {
       api: this.api,
       ...(this.api === "tap" ? { prompt: this.subject } : { name: this.subject }),
       device: this.deviceSlug,
+      ...(this.key ? { key: this.key } : {}),
       outcome,
       aiCalls: this.aiCalls,
       models: this.models,

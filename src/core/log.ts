@@ -13,6 +13,8 @@ export interface LogEntry {
   name?: string;
   /** Device slug, e.g. `google-pixel-7_14`. */
   device: string;
+  /** The record this call used: its store key without extension, e.g. `taps/ios/iphone-15_17.5/the-checkout-button-1a2b3c4d5e`. */
+  key?: string;
   outcome: Outcome;
   /** Model requests made by this call. */
   aiCalls: number;

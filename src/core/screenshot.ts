@@ -139,6 +139,7 @@ export async function runScreenshot(call: Call, params: ScreenshotParams): Promi
   const device = await call.describe();
   const store = call.config.store;
   const key = baselineKey(device.platform, params.name, call.deviceSlug);
+  call.key = key;
 
   let found = await readBaseline(call, key, device);
   if (found.usable) return compareOrHeal(call, key, found.usable, params);

@@ -61,6 +61,7 @@ export async function runTap(call: Call, { prompt, verify, autoHeal }: TapParams
   const device = await call.describe();
   const store = call.config.store;
   const key = tapKey(device.platform, call.deviceSlug, prompt, verify);
+  call.key = key;
 
   let stored = await readCompatible(call, key, device);
   if (stored) return replayOrHeal(call, key, stored, { prompt, verify, autoHeal });

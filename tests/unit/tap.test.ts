@@ -101,6 +101,7 @@ test("learns once, then replays with no model call", async () => {
   expect(channel.count()).toBe(1);
   expect(device.taps).toHaveLength(2);
   expect(device.scene.elements[0]!.id).toBe("summary");
+  expect(logs.map((l) => l.key)).toEqual(Array(2).fill(`taps/${files[0]!.replace(/\.json$/, "")}`));
   expect(logs.map((l) => [l.outcome, l.aiCalls, l.models])).toEqual([
     ["learned", 1, [SCRIPTED_MODEL]],
     ["replayed", 0, []],

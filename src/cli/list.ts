@@ -1,0 +1,60 @@
+/** `tapshot list`: stored taps and baselines per platform and device, with age, last heal and last use. */
+import { printJson, age, clip, table } from "./format.js";
+import { allEntries, type StoreModel } from "./model.js";
+import { entryJson, matchesFilter, type EntryFilter } from "./select.js";
+
+export interface ListOptions extends EntryFilter {
+  json?: boolean;
+}
+
+export function runList(model: StoreModel, options: ListOptions): number {
+  const entries = allEntries(model).filter((e) => matchesFilter(e, options));
+  if (options.json) {
+    printJson({
+      storage: model.root,
+      taps: entries.filter((e) => e.kind === "tap").map(entryJson),
+      baselines: entries.filter((e) => e.kind === "baseline").map(entryJson),
+      invalid: model.invalid,
+    });
+    return 0;
+  }
+  const taps = entries.filter((e) => e.kind === "tap").length;
+  const lines = [
+    `${model.root}: ${taps} tap${taps === 1 ? "" : "s"}, ${entries.length - taps} baseline` +
+      `${entries.length - taps === 1 ? "" : "s"}` +
+      (model.invalid.length ? `, ${model.invalid.length} invalid` : ""),
+  ];
+  const groups = new Map<string, typeof entries>();
+  for (const entry of entries) {
+    const group = `${entry.platform} / ${entry.device}`;
+    groups.set(group, [...(groups.get(group) ?? []), entry]);
+  }
+  for (const [group, members] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+    const rows = members
+      .sort((a, b) => a.kind.localeCompare(b.kind) || a.subject.localeCompare(b.subject))
+      .map((e) => [
+        e.kind,
+        clip(e.subject),
+        age(e.record.createdAt),
+        e.healedAt ? age(e.healedAt) : "-",
+        age(e.lastUsed),
+        e.record.model,
+      ]);
+    lines.push("", group, indent(table(["KIND", "NAME / PROMPT", "CREATED", "HEALED", "LAST USED", "MODEL"], rows)));
+  }
+  const filtered = Boolean(options.platform || options.device?.length || options.kind);
+  if (!entries.length) lines.push("", filtered ? "Nothing stored matches the filters." : "Nothing stored yet.");
+  if (model.invalid.length) {
+    lines.push("", "Invalid (fix from git, or delete to learn again):");
+    for (const bad of model.invalid) lines.push(`  ${bad.key}: ${bad.problem}`);
+  }
+  process.stdout.write(lines.join("\n") + "\n");
+  return 0;
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => `  ${l}`)
+    .join("\n");
+}

@@ -1,0 +1,162 @@
+/**
+ * The store as the CLI sees it: every tap and baseline record with its image files,
+ * previous value, modification time and last use. Invalid records are collected, not thrown.
+ */
+import path from "node:path";
+import type { Platform } from "../core/device.js";
+import { PlatformSchema } from "../core/device.js";
+import { FileStore } from "../core/store/file-store.js";
+import {
+  BaselineRecordSchema,
+  readRecord,
+  TapRecordSchema,
+  type BaselineRecord,
+  type TapRecord,
+} from "../core/store/records.js";
+import { indexCalls, lastUsed } from "./usage.js";
+import type { Run } from "./runs.js";
+
+/** Files of one record, absolute paths. */
+export interface RecordFiles {
+  json: string;
+  image: string;
+  /** The image before the last heal; only when the record has a previous value. */
+  previousImage?: string;
+}
+
+interface EntryBase {
+  /** Store key without extension, e.g. `taps/android/google-pixel-7_14/the-checkout-button-1a2b3c4d5e`. */
+  key: string;
+  platform: Platform;
+  /** Device slug, e.g. `google-pixel-7_14`. */
+  device: string;
+  files: RecordFiles;
+  /** The record file's modification time (written, or touched by a replay). */
+  modifiedAt: Date;
+  /** The later of `modifiedAt` and the last recorded call that used it. */
+  lastUsed: Date;
+  /** When the current value replaced a previous one (a heal), if it did. */
+  healedAt?: string;
+}
+
+/** A stored tap. */
+export interface TapEntry extends EntryBase {
+  kind: "tap";
+  /** The prompt, for display and matching. */
+  subject: string;
+  record: TapRecord;
+}
+
+/** A stored baseline. */
+export interface BaselineEntry extends EntryBase {
+  kind: "baseline";
+  /** The baseline name. */
+  subject: string;
+  record: BaselineRecord;
+}
+
+/** A stored record of either kind. */
+export type StoreEntry = TapEntry | BaselineEntry;
+
+/** A file under `_ai_/` that is not a readable record. */
+export interface InvalidEntry {
+  /** Store key of the file (with extension). */
+  key: string;
+  file: string;
+  problem: string;
+}
+
+/** Everything under `<storage>/_ai_/`. */
+export interface StoreModel {
+  storageDir: string;
+  /** The `_ai_` folder. */
+  root: string;
+  taps: TapEntry[];
+  baselines: BaselineEntry[];
+  invalid: InvalidEntry[];
+}
+
+const IMAGE_SUFFIXES = [".previous.png", ".png"];
+
+/** Read every record under `<storageDir>/_ai_/`; `runs` supply recorded use beside file mtimes. */
+export async function readStoreModel(storageDir: string, runs: Run[] = []): Promise<StoreModel> {
+  const store = new FileStore(storageDir);
+  const keys = await store.list("");
+  const calls = indexCalls(runs);
+  const model: StoreModel = {
+    storageDir: path.resolve(storageDir),
+    root: store.root,
+    taps: [],
+    baselines: [],
+    invalid: [],
+  };
+  const file = (key: string) => path.join(store.root, ...key.split("/"));
+  const recordKeys = new Set(keys.filter((k) => k.endsWith(".json")).map((k) => k.slice(0, -".json".length)));
+
+  for (const key of recordKeys) {
+    const parts = key.split("/");
+    const invalid = (problem: string) => model.invalid.push({ key: `${key}.json`, file: file(`${key}.json`), problem });
+    const platform = PlatformSchema.safeParse(parts[1]);
+    const isTap = parts[0] === "taps" && parts.length === 4;
+    const isBaseline = parts[0] === "screenshots" && parts.length === 4;
+    if ((!isTap && !isBaseline) || !platform.success) {
+      invalid(
+        "not where a record belongs: use taps/<platform>/<device>/<prompt>.json or screenshots/<platform>/<name>/<device>.json",
+      );
+      continue;
+    }
+    let stored;
+    try {
+      stored = isTap
+        ? await readRecord(store, key, TapRecordSchema)
+        : await readRecord(store, key, BaselineRecordSchema);
+    } catch (error) {
+      invalid((error as Error).message);
+      continue;
+    }
+    if (!stored) continue; // removed while listing
+    const record = stored.record;
+    const device = isTap ? parts[2]! : parts[3]!;
+    const subject = record.kind === "tap" ? record.prompt : record.name;
+    const modifiedAt = (await store.modifiedAt(`${key}.json`)) ?? new Date(record.storedAt);
+    const hasPrevious = record.previous !== undefined && keys.includes(`${key}.previous.png`);
+    const base = {
+      key,
+      platform: platform.data,
+      device,
+      subject,
+      files: {
+        json: file(`${key}.json`),
+        image: file(`${key}.png`),
+        ...(hasPrevious ? { previousImage: file(`${key}.previous.png`) } : {}),
+      },
+      modifiedAt,
+      lastUsed: lastUsed(calls, { key, kind: record.kind, device, subject, modifiedAt }),
+      ...(record.previous ? { healedAt: record.storedAt } : {}),
+    };
+    if (record.kind === "tap") model.taps.push({ ...base, kind: "tap", record });
+    else model.baselines.push({ ...base, kind: "baseline", record });
+  }
+
+  for (const key of keys) {
+    if (key.endsWith(".json")) continue;
+    const suffix = IMAGE_SUFFIXES.find((s) => key.endsWith(s));
+    if (suffix && recordKeys.has(key.slice(0, -suffix.length))) continue;
+    model.invalid.push({
+      key,
+      file: file(key),
+      problem: suffix ? "an image without its .json record (left by an interrupted write?)" : "not a tapshot file",
+    });
+  }
+  const order = (a: StoreEntry, b: StoreEntry) =>
+    a.platform.localeCompare(b.platform) || a.device.localeCompare(b.device) || a.subject.localeCompare(b.subject);
+  model.taps.sort(order);
+  model.baselines.sort(order);
+  model.invalid.sort((a, b) => a.key.localeCompare(b.key));
+  return model;
+}
+
+/** All records, taps first. */
+export function allEntries(model: StoreModel): StoreEntry[] {
+  return [...model.taps, ...model.baselines];
+}

@@ -1,0 +1,54 @@
+/**
+ * Copies the images a report shows into `<out>/files/`, so the report folder opens from
+ * disk (and can be kept as a CI artifact) without the store or the results beside it.
+ */
+import { existsSync, promises as fs } from "node:fs";
+import path from "node:path";
+
+/** Marks a files folder as the report's own, so regenerating may empty it. */
+const MARKER = ".tapshot-report";
+
+export class ReportFiles {
+  readonly dir: string;
+  private readonly copied = new Map<string, string>();
+
+  private constructor(readonly outDir: string) {
+    this.dir = path.join(outDir, "files");
+  }
+
+  /** Prepare `<out>/files/`, removing what an earlier report left there (only if that report made it). */
+  static async create(outDir: string): Promise<ReportFiles> {
+    const files = new ReportFiles(path.resolve(outDir));
+    if (existsSync(files.dir)) {
+      if (!existsSync(path.join(files.dir, MARKER))) {
+        throw new Error(
+          `${files.dir} exists and was not made by tapshot report; choose another --out folder or remove it.`,
+        );
+      }
+      await fs.rm(files.dir, { recursive: true, force: true });
+    }
+    await fs.mkdir(files.dir, { recursive: true });
+    await fs.writeFile(path.join(files.dir, MARKER), "Made by tapshot report; regenerated on every run.\n");
+    return files;
+  }
+
+  /**
+   * Copy `source` to `files/<target>` and return its URL relative to the report page,
+   * or `undefined` when the source does not exist.
+   */
+  async add(source: string, target: string): Promise<string | undefined> {
+    const known = this.copied.get(source);
+    if (known) return known;
+    const dest = path.join(this.dir, ...target.split("/"));
+    try {
+      await fs.mkdir(path.dirname(dest), { recursive: true });
+      await fs.copyFile(source, dest);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+    const url = ["files", ...target.split("/")].map(encodeURIComponent).join("/");
+    this.copied.set(source, url);
+    return url;
+  }
+}

@@ -1,0 +1,204 @@
+/** Renders the report view as one static HTML page (no script, no external assets). */
+import { age } from "../format.js";
+import { STYLE } from "./style.js";
+import type { BaselineView, CallView, Overlay, ReportView, TapView } from "./view.js";
+
+/** Escape text for HTML content and attribute values. */
+export function esc(value: unknown): string {
+  return String(value).replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
+}
+
+const pct = (o: Overlay) =>
+  `left:${o.left}%;top:${o.top}%` + (o.width !== undefined ? `;width:${o.width}%;height:${o.height}%` : "");
+
+function when(time: Date | string, now: number): string {
+  const iso = new Date(time).toISOString();
+  return `<time datetime="${esc(iso)}" title="${esc(iso)}">${esc(age(time, now))}</time>`;
+}
+
+function img(url: string | undefined, alt: string, overlays = ""): string {
+  if (!url) return `<span class="empty-note">image missing</span>`;
+  return `<span class="shot"><img src="${esc(url)}" alt="${esc(alt)}" loading="lazy">${overlays}</span>`;
+}
+
+function marker(point: Overlay, label: string): string {
+  return `<span class="point" style="${pct(point)}" title="${esc(label)}" data-testid="tap-point"></span>`;
+}
+
+function badge(outcome: string): string {
+  return `<span class="badge ${esc(outcome)}">${esc(outcome)}</span>`;
+}
+
+function failureCard(call: CallView): string {
+  const e = call.entry;
+  const subject = e.api === "tap" ? `tap "${e.prompt}"` : `screenshot "${e.name}"`;
+  const figures = call.artifacts
+    .map(
+      (a) =>
+        `<figure class="artifact" data-testid="artifact" data-label="${esc(a.label)}">` +
+        (a.url ? img(a.url, `${subject} ${a.label}`) : `<span class="empty-note">not found: ${esc(a.missing)}</span>`) +
+        `<figcaption>${esc(a.label)}</figcaption></figure>`,
+    )
+    .join("");
+  return `<article class="card failure" data-testid="failure" data-api="${esc(e.api)}" data-subject="${esc(e.prompt ?? e.name)}" data-device="${esc(e.device)}">
+  <h4>${esc(subject)} ${badge("failed")}</h4>
+  <div class="meta">${esc(e.device)} · run <span class="mono">${esc(call.run)}</span> · ${esc(e.at)}</div>
+  ${e.detail ? `<pre>${esc(e.detail)}</pre>` : ""}
+  <div class="figures">${figures || `<span class="empty-note">no artifacts reported</span>`}</div>
+</article>`;
+}
+
+function healCard(view: TapView | BaselineView, now: number): string {
+  const { entry } = view;
+  const r = entry.record;
+  const prev = r.previous!;
+  let before: string;
+  let after: string;
+  if ("point" in view) {
+    const tap = view as TapView;
+    const rec = tap.entry.record;
+    before = img(
+      tap.before?.crop,
+      "before",
+      marker(tap.before!.point, `(${rec.previous!.point.x}, ${rec.previous!.point.y})`),
+    );
+    after = img(tap.crop, "after", marker(tap.point, `(${rec.point.x}, ${rec.point.y})`));
+    before += `<figcaption>before · (${rec.previous!.point.x}, ${rec.previous!.point.y})</figcaption>`;
+    after += `<figcaption>after · (${rec.point.x}, ${rec.point.y})</figcaption>`;
+  } else {
+    const base = view as BaselineView;
+    before = `<span class="screen">${img(base.before, "before")}</span><figcaption>before</figcaption>`;
+    after = `<span class="screen">${img(base.image, "after")}</span><figcaption>after</figcaption>`;
+  }
+  const title = entry.kind === "tap" ? `tap "${entry.subject}"` : `baseline "${entry.subject}"`;
+  return `<article class="card heal" data-testid="heal" data-kind="${entry.kind}" data-subject="${esc(entry.subject)}" data-device="${esc(entry.device)}">
+  <h4>${esc(title)} ${view.healedInLastRun ? badge("healed") + ' <span class="meta">in the last run</span>' : ""}</h4>
+  <div class="meta">${esc(entry.platform)} · ${esc(entry.device)} · healed ${when(r.storedAt, now)} by <span class="mono">${esc(r.model)}</span></div>
+  <div class="figures">
+    <figure data-testid="heal-before">${before}</figure><span class="arrow">→</span><figure data-testid="heal-after">${after}</figure>
+  </div>
+  <div class="meta">${esc(r.reason)}</div>
+  <div class="meta">before: stored ${when(prev.storedAt, now)} by <span class="mono">${esc(prev.model)}</span></div>
+</article>`;
+}
+
+function baselineCell(view: BaselineView | undefined, device: string, name: string, now: number): string {
+  if (!view)
+    return `<td class="empty" data-testid="baseline-missing" data-name="${esc(name)}" data-device="${esc(device)}">not stored</td>`;
+  const { entry } = view;
+  const overlays = view.varying.map((v) => `<span class="varying" style="${pct(v)}"></span>`).join("");
+  return `<td data-testid="baseline" data-name="${esc(name)}" data-device="${esc(device)}">
+  <figure><span class="screen">${img(view.image, `${name} on ${device}`, overlays)}</span>
+  <figcaption>stored ${when(entry.record.storedAt, now)} · used ${when(entry.lastUsed, now)}${entry.healedAt ? ` · ${badge("healed")}` : ""}</figcaption></figure>
+</td>`;
+}
+
+function tapCard(view: TapView, now: number): string {
+  const { entry } = view;
+  const r = entry.record;
+  return `<article class="card tap" data-testid="tap" data-prompt="${esc(entry.subject)}" data-device="${esc(entry.device)}">
+  <div class="prompt">${esc(entry.subject)}</div>
+  ${r.verify ? `<div class="meta">verify: ${esc(r.verify)}</div>` : ""}
+  <div class="figures"><figure class="crop">${img(view.crop, `crop of ${entry.subject}`, marker(view.point, `(${r.point.x}, ${r.point.y})`))}
+  <figcaption>point <span class="mono" data-testid="tap-coordinates">(${r.point.x}, ${r.point.y})</span> · crop ${r.crop.width}×${r.crop.height} at (${r.crop.x}, ${r.crop.y})</figcaption></figure></div>
+  <div class="meta">stored ${when(r.storedAt, now)} · used ${when(entry.lastUsed, now)} · <span class="mono">${esc(r.model)}</span>${entry.healedAt ? ` · ${badge("healed")}` : ""}</div>
+</article>`;
+}
+
+function callRow(call: CallView): string {
+  const e = call.entry;
+  return `<tr data-testid="call" data-outcome="${esc(e.outcome)}">
+  <td>${esc(e.api === "tap" ? "tap" : "screenshot")}</td><td>${esc(e.prompt ?? e.name ?? "")}</td><td class="mono">${esc(e.device)}</td>
+  <td>${badge(e.outcome)}</td><td>${esc(e.aiCalls ?? "")}</td><td>${e.durationMs !== undefined ? `${Math.round(e.durationMs)} ms` : ""}</td>
+  <td class="detail">${esc(e.detail ?? "")}</td></tr>`;
+}
+
+function section(id: string, title: string, body: string): string {
+  return `<section id="${id}"><h2>${esc(title)}</h2>${body}</section>`;
+}
+
+export function renderReport(view: ReportView): string {
+  const now = Date.parse(view.generatedAt);
+  const { store } = view;
+  const runIds = view.runs.map((r) => r.id);
+  const none = (text: string) => `<p class="empty-note">${esc(text)}</p>`;
+
+  const failures = view.failures.length
+    ? `<div class="cards">${view.failures.map(failureCard).join("\n")}</div>`
+    : none(view.runs.length ? "No failures in the last run." : "No run results found.");
+  const heals = view.heals.length
+    ? `<div class="cards">${view.heals.map((h) => healCard(h, now)).join("\n")}</div>`
+    : none("No stored value has been healed.");
+  const grids = view.grids.length
+    ? view.grids
+        .map(
+          (g) => `<h3>${esc(g.platform)}</h3>
+<table class="grid" data-testid="baseline-grid" data-platform="${esc(g.platform)}">
+<thead><tr><th>name</th>${g.devices.map((d) => `<th class="mono">${esc(d)}</th>`).join("")}</tr></thead>
+<tbody>${g.rows
+            .map(
+              (row) =>
+                `<tr><td class="name">${esc(row.name)}</td>${row.cells.map((c, i) => baselineCell(c, g.devices[i]!, row.name, now)).join("")}</tr>`,
+            )
+            .join("\n")}</tbody></table>`,
+        )
+        .join("\n")
+    : none("No baselines stored.");
+  const tapGroups = new Map<string, TapView[]>();
+  for (const t of view.taps) {
+    const group = `${t.entry.platform} · ${t.entry.device}`;
+    tapGroups.set(group, [...(tapGroups.get(group) ?? []), t]);
+  }
+  const taps = view.taps.length
+    ? [...tapGroups]
+        .map(
+          ([group, members]) =>
+            `<h3>${esc(group)}</h3><div class="cards">${members.map((t) => tapCard(t, now)).join("\n")}</div>`,
+        )
+        .join("\n")
+    : none("No taps stored.");
+  const calls = view.calls.length
+    ? `<table class="calls"><thead><tr><th>api</th><th>prompt / name</th><th>device</th><th>outcome</th><th>AI calls</th><th>time</th><th>detail</th></tr></thead>
+<tbody>${view.calls.map(callRow).join("\n")}</tbody></table>`
+    : none("No run results found.");
+  const invalid = store.invalid.length
+    ? `<ul class="invalid">${store.invalid.map((i) => `<li data-testid="invalid"><code>${esc(i.key)}</code>: ${esc(i.problem)}</li>`).join("")}</ul>`
+    : "";
+
+  const count = (n: number, what: string, href: string) => `<li><a href="#${href}"><b>${n}</b>${esc(what)}</a></li>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>tapshot report</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header>
+  <h1>tapshot report</h1>
+  <span class="meta">storage <code>${esc(store.root)}</code></span>
+  <span class="meta">${runIds.length ? `last run <code>${esc(runIds.join(", "))}</code>` : "no run results"}</span>
+  <span class="meta">generated ${esc(view.generatedAt)}</span>
+</header>
+<ul class="summary">
+  ${count(view.failures.length, "failures", "failures")}
+  ${count(view.heals.length, "heals", "heals")}
+  ${count(store.baselines.length, "baselines", "baselines")}
+  ${count(store.taps.length, "taps", "taps")}
+  ${count(view.calls.length, "calls in the last run", "calls")}
+  ${store.invalid.length ? count(store.invalid.length, "invalid files", "invalid") : ""}
+</ul>
+${section("failures", "Failures in the last run", failures)}
+${section("heals", "Heals: before and after", heals)}
+${section("baselines", "Baselines per device", grids)}
+${section("taps", "Stored taps", taps)}
+${section("calls", "Calls in the last run", calls)}
+${invalid ? section("invalid", "Invalid files (restore from git, or delete to learn again)", invalid) : ""}
+</body>
+</html>
+`;
+}

@@ -1,0 +1,60 @@
+/** `tapshot report`: a static HTML page over the store and the last run's results. */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { printJson } from "../format.js";
+import { readStoreModel } from "../model.js";
+import { lastRun, readRuns, type Run } from "../runs.js";
+import { UsageError } from "../exit.js";
+import { ReportFiles } from "./files.js";
+import { renderReport } from "./html.js";
+import { buildView } from "./view.js";
+
+export interface ReportOptions {
+  storage: string;
+  results: string;
+  /** Output folder; default `<results>/report`. */
+  out?: string;
+  /** Run ids to show instead of the last run. */
+  run?: string[];
+  json?: boolean;
+}
+
+export async function runReport(options: ReportOptions): Promise<number> {
+  const allRuns = await readRuns(options.results);
+  let runs: Run[];
+  if (options.run?.length) {
+    runs = options.run.map((id) => {
+      const run = allRuns.find((r) => r.id === id);
+      if (!run) {
+        const known = allRuns.map((r) => r.id).slice(-5);
+        throw new UsageError(
+          `No run "${id}" with a calls.jsonl under ${path.resolve(options.results)}` +
+            (known.length ? `; recent runs: ${known.join(", ")}.` : "; it holds no runs."),
+        );
+      }
+      return run;
+    });
+  } else {
+    runs = lastRun(allRuns);
+  }
+  const store = await readStoreModel(options.storage, allRuns);
+  const outDir = path.resolve(options.out ?? path.join(options.results, "report"));
+  const files = await ReportFiles.create(outDir);
+  const view = await buildView(store, runs, files);
+  const page = path.join(outDir, "index.html");
+  await fs.writeFile(page, renderReport(view));
+  if (options.json) {
+    printJson({
+      report: page,
+      runs: runs.map((r) => r.id),
+      baselines: store.baselines.length,
+      taps: store.taps.length,
+      heals: view.heals.length,
+      failures: view.failures.length,
+      invalid: store.invalid.length,
+    });
+  } else {
+    process.stdout.write(`${page}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,116 @@
+/**
+ * The run results the SDK records: `<resultsDir>/<run>/calls.jsonl` (one log entry per
+ * call) beside the failure artifacts the default reporter wrote.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+/** One recorded call: a log entry plus when it ended. */
+export const RunEntrySchema = z.looseObject({
+  api: z.enum(["tap", "toMatchScreenshot"]),
+  prompt: z.string().optional(),
+  name: z.string().optional(),
+  device: z.string(),
+  outcome: z.enum(["replayed", "learned", "healed", "matched", "stored", "failed"]),
+  aiCalls: z.number().optional(),
+  models: z.array(z.string()).optional(),
+  durationMs: z.number().optional(),
+  detail: z.string().optional(),
+  artifacts: z.array(z.string()).optional(),
+  /** The store key (without extension) the call used, when the SDK records it. */
+  key: z.string().optional(),
+  at: z.string().datetime(),
+});
+/** One line of `calls.jsonl`. */
+export type RunEntry = z.infer<typeof RunEntrySchema>;
+
+/** One run folder. */
+export interface Run {
+  /** Folder name (the SDK's run id). */
+  id: string;
+  dir: string;
+  entries: RunEntry[];
+  /** Lines of calls.jsonl that are not valid entries (a crash mid-write). */
+  skippedLines: number;
+  /** When the first call started and the last ended (ms since epoch). */
+  start: number;
+  end: number;
+}
+
+/** Every run folder under `resultsDir` that holds a calls.jsonl, oldest first; `[]` when there is none. */
+export async function readRuns(resultsDir: string): Promise<Run[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(resultsDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR")
+      return [];
+    throw error;
+  }
+  const runs: Run[] = [];
+  for (const id of names) {
+    const dir = path.join(resultsDir, id);
+    let text: string;
+    try {
+      text = await fs.readFile(path.join(dir, "calls.jsonl"), "utf8");
+    } catch {
+      continue;
+    }
+    const run = parseRun(id, dir, text);
+    if (run) runs.push(run);
+  }
+  return runs.sort((a, b) => a.end - b.end || a.id.localeCompare(b.id));
+}
+
+function parseRun(id: string, dir: string, text: string): Run | null {
+  const entries: RunEntry[] = [];
+  let skippedLines = 0;
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      skippedLines++;
+      continue;
+    }
+    const parsed = RunEntrySchema.safeParse(json);
+    if (parsed.success) entries.push(parsed.data);
+    else skippedLines++;
+  }
+  if (!entries.length) return null;
+  const ends = entries.map((e) => Date.parse(e.at));
+  const starts = entries.map((e, i) => ends[i]! - (e.durationMs ?? 0));
+  return { id, dir, entries, skippedLines, start: Math.min(...starts), end: Math.max(...ends) };
+}
+
+/**
+ * Runs closer than this are one test run: parallel workers (jest, wdio) each write
+ * their own run folder, and a worker for the next spec file starts a few seconds later.
+ */
+export const SAME_RUN_GAP_MS = 30_000;
+
+/**
+ * The last test run: the newest run folder plus every folder whose calls overlap it,
+ * or follow within {@link SAME_RUN_GAP_MS} (parallel workers of one test run).
+ */
+export function lastRun(runs: Run[]): Run[] {
+  if (!runs.length) return [];
+  const byStart = [...runs].sort((a, b) => a.start - b.start);
+  let group: Run[] = [];
+  let groupEnd = -Infinity;
+  for (const run of byStart) {
+    if (run.start > groupEnd + SAME_RUN_GAP_MS) group = [];
+    group.push(run);
+    groupEnd = Math.max(groupEnd, run.end);
+  }
+  return group.sort((a, b) => a.start - b.start);
+}
+
+/** The label an artifact file name ends with: `tap-x__pixel-7_14__expected-crop.png` -> `expected-crop`. */
+export function artifactLabel(file: string): string {
+  const base = path.basename(file).replace(/\.png$/i, "");
+  const parts = base.split("__");
+  return parts.length >= 3 ? parts.slice(2).join("__") : base;
+}

@@ -1,0 +1,83 @@
+/** `tapshot show <name|prompt>`: every record of a baseline name or tap prompt, in full. */
+import { age, printJson } from "./format.js";
+import { allEntries, type StoreEntry, type StoreModel } from "./model.js";
+import { entryJson, matchesFilter, type EntryFilter } from "./select.js";
+import { EXIT } from "./exit.js";
+
+export interface ShowOptions extends EntryFilter {
+  json?: boolean;
+}
+
+/**
+ * Records whose name or prompt is exactly `query`; when none is, those whose name,
+ * prompt or key contains it (ignoring case).
+ */
+export function findEntries(model: StoreModel, query: string, filter: EntryFilter = {}): StoreEntry[] {
+  const candidates = allEntries(model).filter((e) => matchesFilter(e, filter));
+  const exact = candidates.filter((e) => e.subject === query);
+  if (exact.length) return exact;
+  const needle = query.toLowerCase();
+  return candidates.filter((e) => e.subject.toLowerCase().includes(needle) || e.key.toLowerCase().includes(needle));
+}
+
+export function runShow(model: StoreModel, query: string, options: ShowOptions): number {
+  const found = findEntries(model, query, options);
+  if (options.json) {
+    printJson({ query, entries: found.map(entryJson) });
+  } else if (found.length) {
+    process.stdout.write(found.map(describe).join("\n\n") + "\n");
+  }
+  if (!found.length) {
+    process.stderr.write(
+      `tapshot: nothing stored matches "${query}" in ${model.root}. ` +
+        `Run "tapshot list" to see the stored names and prompts.\n`,
+    );
+    return EXIT.failure;
+  }
+  return EXIT.ok;
+}
+
+function describe(entry: StoreEntry): string {
+  const r = entry.record;
+  const d = r.device;
+  const lines = [
+    entry.kind === "tap" ? `tap "${entry.subject}"` : `baseline "${entry.subject}"`,
+    field("key", entry.key),
+    field(
+      "device",
+      `${entry.device} (${d.platform} ${d.model} ${d.osVersion}, ${d.screen.width}x${d.screen.height} @${d.scale}, ${d.orientation})`,
+    ),
+  ];
+  if (r.kind === "tap") {
+    lines.push(field("verify", r.verify ?? "-"));
+    lines.push(field("point", `(${r.point.x}, ${r.point.y})`));
+    lines.push(field("box", rect(r.box)));
+    lines.push(field("crop", rect(r.crop)));
+  } else {
+    lines.push(field("prompt", r.prompt));
+    lines.push(field("varying", r.varying.length ? r.varying.map(rect).join("; ") : "-"));
+  }
+  lines.push(field("model", `${r.model}: ${r.reason}`));
+  lines.push(field("created", `${r.createdAt} (${age(r.createdAt)})`));
+  lines.push(field("stored", `${r.storedAt} (${age(r.storedAt)})`));
+  lines.push(field("last used", `${entry.lastUsed.toISOString()} (${age(entry.lastUsed)})`));
+  if (r.previous) {
+    const p = r.previous;
+    const where = "point" in p ? `point (${p.point.x}, ${p.point.y}), crop ${rect(p.crop)}` : `prompt "${p.prompt}"`;
+    lines.push(
+      field("healed", `${r.storedAt} (${age(r.storedAt)}); before: ${where}, stored ${p.storedAt} by ${p.model}`),
+    );
+  }
+  lines.push(field("files", entry.files.json));
+  lines.push(field("", entry.files.image));
+  if (entry.files.previousImage) lines.push(field("", entry.files.previousImage));
+  return lines.join("\n");
+}
+
+function field(name: string, value: string): string {
+  return `  ${name.padEnd(10)} ${value}`;
+}
+
+function rect(b: { x: number; y: number; width: number; height: number }): string {
+  return `${b.width}x${b.height} at (${b.x}, ${b.y})`;
+}
