@@ -16,7 +16,8 @@ import {
 } from "./errors.js";
 import { compare, decode, sideBySide, type RawImage, type Rect } from "./images.js";
 import { HEALED_MESSAGE } from "./log.js";
-import { clipToScreen, isUniformOutside, sameOutside, systemBarMasks, unionArea } from "./masks.js";
+import { clipToScreen, isUniformOutside, systemBarMasks, unionArea } from "./masks.js";
+import { waitForStable, type Shot } from "./stable-screen.js";
 import {
   checkBoolean,
   checkCount,
@@ -42,7 +43,6 @@ import {
 /** How often a comparison takes a new screenshot while the screen does not match. */
 const POLL_MS = 200;
 /** Pause between the two screenshots of a stability check. */
-const STABLE_POLL_MS = 100;
 /** Other devices' baselines sent to `judge` as references, most recent first. */
 const MAX_REFERENCES = 3;
 /** Share of the screen the model may mark as varying; more would hide real changes. */
@@ -200,37 +200,6 @@ function notStored(call: Call, key: string, params: ScreenshotParams, otherScree
       `${d.model} (${d.platform} ${d.osVersion}) with mode "auto" and a model configured, then commit the new ` +
       `files under _ai_/.`,
   );
-}
-
-/** A screenshot with its decoded pixels. */
-interface Shot {
-  png: Buffer;
-  raw: RawImage;
-}
-
-async function shoot(call: Call): Promise<Shot> {
-  const png = await call.screenshot();
-  return { png, raw: await decode(png) };
-}
-
-/**
- * Take screenshots until two consecutive ones are identical outside `masks` (a clock
- * tick is not motion), or `until` passes; then the last one, noted as unsettled.
- * With `drawn`, a blank screen (one colour outside the masks) counts as still loading.
- */
-async function waitForStable(call: Call, until: number, masks: Rect[], drawn: boolean, first?: Shot): Promise<Shot> {
-  let last = first ?? (await shoot(call));
-  for (;;) {
-    if (Date.now() + STABLE_POLL_MS >= until) {
-      call.note("the screen did not settle (no two identical screenshots in a row): used the last one");
-      return last;
-    }
-    await call.deadline.sleep(STABLE_POLL_MS);
-    const next = await shoot(call);
-    const stable = next.png.equals(last.png) || sameOutside(next.raw, last.raw, masks);
-    if (stable && !(drawn && isUniformOutside(next.raw, masks))) return next;
-    last = next;
-  }
 }
 
 /** Fail when the screen is blank: storing it would make every later comparison meaningless. */

@@ -24,6 +24,8 @@ import {
   type RawImage,
 } from "./images.js";
 import { HEALED_MESSAGE } from "./log.js";
+import { systemBarMasks } from "./masks.js";
+import { waitForStable } from "./stable-screen.js";
 import { tapKey } from "./store/keys.js";
 import {
   createRecord,
@@ -173,8 +175,17 @@ async function locateAndTap(call: Call, screenshot: Buffer, params: Omit<TapPara
   return { found: true as const, box, point, crop, image, model: answer.model, reason: answer.reason };
 }
 
+/**
+ * A screenshot for the model to locate on: wait (up to a third of the budget) until the screen
+ * stops changing, so a page still navigating after the previous step is not what gets stored.
+ */
+async function settledScreenshot(call: Call): Promise<Buffer> {
+  const until = Date.now() + call.deadline.remaining() / 3;
+  return (await waitForStable(call, until, systemBarMasks(call.device), true)).png;
+}
+
 async function learn(call: Call, key: string, params: Omit<TapParams, "autoHeal">): Promise<TapResult> {
-  const screenshot = await call.screenshot();
+  const screenshot = await settledScreenshot(call);
   const located = await locateAndTap(call, screenshot, params);
   if (!located.found) {
     await call.report("screenshot", screenshot);
@@ -226,7 +237,7 @@ async function heal(
 ): Promise<TapResult> {
   const release = await call.config.store.lock(key, { deadline: call.deadline.end, signal: call.deadline.signal });
   try {
-    const fresh = await call.screenshot();
+    const fresh = await settledScreenshot(call);
     const located = await locateAndTap(call, fresh, params, stored.image);
     if (!located.found) {
       await call.report("expected", stored.image, "expected-crop");

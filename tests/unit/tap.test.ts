@@ -5,7 +5,7 @@ import { createPlatformApi } from "../../src/core/engine.js";
 import type { LogEntry } from "../../src/core/log.js";
 import { TapRecordSchema } from "../../src/core/store/records.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
-import { FakeDevice, fakeAdapter, fakeDriver, type FakeScene } from "../support/fake-device.js";
+import { FakeDevice, fakeAdapter, fakeDriver, render, type FakeScene } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
 
 /** A cart screen: a list, and a green checkout button that opens the summary. */
@@ -121,6 +121,17 @@ test("a replay waits for a screen that is still loading", async () => {
   expect(device.screenshots).toBe(4);
   expect(device.taps).toHaveLength(2);
   expect(channel.count()).toBe(1);
+});
+
+test("learning waits for the screen to settle before asking the model", async () => {
+  const device = new FakeDevice(cartScene());
+  setup(device);
+  device.loading = [summaryScene(), { background: "#ffffff", elements: [] }];
+  await api.tap(fakeDriver(device), "the checkout button");
+  const settled = await render(cartScene(), device.description);
+  const locate = channel.requests.find((r) => r.kind === "locate")!;
+  expect(Buffer.from(locate.screen.data, "base64").equals(settled)).toBe(true);
+  expect(device.screenshots).toBeGreaterThanOrEqual(4);
 });
 
 test("verify passes: stored with the verify text as part of the key", async () => {

@@ -1,0 +1,43 @@
+/** Waiting for the screen to stop changing before a model looks at it or a baseline is stored. */
+import type { Call } from "./call.js";
+import { decode, type RawImage, type Rect } from "./images.js";
+import { isUniformOutside, sameOutside } from "./masks.js";
+
+const STABLE_POLL_MS = 100;
+
+/** A screenshot with its decoded pixels. */
+export interface Shot {
+  png: Buffer;
+  raw: RawImage;
+}
+
+async function shoot(call: Call): Promise<Shot> {
+  const png = await call.screenshot();
+  return { png, raw: await decode(png) };
+}
+
+/**
+ * Take screenshots until two consecutive ones are identical outside `masks` (a clock
+ * tick is not motion), or `until` passes; then the last one, noted as unsettled.
+ * With `drawn`, a blank screen (one colour outside the masks) counts as still loading.
+ */
+export async function waitForStable(
+  call: Call,
+  until: number,
+  masks: Rect[],
+  drawn: boolean,
+  first?: Shot,
+): Promise<Shot> {
+  let last = first ?? (await shoot(call));
+  for (;;) {
+    if (Date.now() + STABLE_POLL_MS >= until) {
+      call.note("the screen did not settle (no two identical screenshots in a row): used the last one");
+      return last;
+    }
+    await call.deadline.sleep(STABLE_POLL_MS);
+    const next = await shoot(call);
+    const stable = next.png.equals(last.png) || sameOutside(next.raw, last.raw, masks);
+    if (stable && !(drawn && isUniformOutside(next.raw, masks))) return next;
+    last = next;
+  }
+}
