@@ -148,3 +148,8 @@ export class DeviceError extends TapshotError {
     super("device", message, options);
   }
 }
+
+/** A model's reason as a clause inside a sentence: without its final full stop. */
+export function clause(reason: string): string {
+  return reason.trim().replace(/[.!]+$/, "");
+}

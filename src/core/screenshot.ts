@@ -13,6 +13,7 @@ import {
   RejectedError,
   ScreenshotMismatchError,
   StoreError,
+  clause,
 } from "./errors.js";
 import { compare, decode, sideBySide, type RawImage, type Rect } from "./images.js";
 import { HEALED_MESSAGE } from "./log.js";
@@ -235,7 +236,7 @@ async function judgeAndStore(
     await call.report("screenshot", shot.png);
     throw new RejectedError(
       `toMatchScreenshot "${params.name}" on ${call.deviceSlug}: the model (${answer.model}) found that the screen ` +
-        `does not show "${params.prompt}": ${answer.reason}. Nothing was stored. If the screen is right, describe ` +
+        `does not show "${params.prompt}": ${clause(answer.reason)}. Nothing was stored. If the screen is right, describe ` +
         `it more precisely in the prompt; otherwise fix the app.`,
     );
   }
@@ -500,7 +501,7 @@ async function heal(
       await reportMismatch(call, baseline, shot, again.diffPng);
       throw new RejectedError(
         `toMatchScreenshot "${params.name}" on ${call.deviceSlug}: ${mismatch}, and the model (${answer.model}) ` +
-          `found it a real change: ${answer.reason}. The baseline was kept. Fix the app; or, if the new screen is ` +
+          `found it a real change: ${clause(answer.reason)}. The baseline was kept. Fix the app; or, if the new screen is ` +
           `right, delete ${store.location}/${key}.json and .png so the next run judges a new baseline.`,
       );
     }

@@ -11,6 +11,7 @@ import {
   NotStoredError,
   ReplayMismatchError,
   VerifyFailedError,
+  clause,
 } from "./errors.js";
 import {
   compare,
@@ -190,7 +191,7 @@ async function learn(call: Call, key: string, params: Omit<TapParams, "autoHeal"
   if (!located.found) {
     await call.report("screenshot", screenshot);
     throw new ElementNotFoundError(
-      `tap "${params.prompt}" on ${call.deviceSlug}: the model did not find it: ${located.reason}. ` +
+      `tap "${params.prompt}" on ${call.deviceSlug}: the model did not find it: ${clause(located.reason)}. ` +
         `Check that the screen shows it, or describe it more precisely.`,
     );
   }
@@ -244,7 +245,7 @@ async function heal(
       await call.report("screenshot", await outlineRect(screenshot, stored.record.crop), "screenshot");
       throw new ElementNotFoundError(
         `tap "${params.prompt}" on ${call.deviceSlug}: ${mismatch}, and autoHeal found no such element: ` +
-          `${located.reason}. A removed element is a real change, so nothing was healed.`,
+          `${clause(located.reason)}. A removed element is a real change, so nothing was healed.`,
       );
     }
     const now = new Date().toISOString();
@@ -281,7 +282,7 @@ async function verifyAfterTap(call: Call, statement: string): Promise<void> {
       await call.report("screenshot", screenshot, "after-tap");
       throw new VerifyFailedError(
         `tap "${call.subject}" on ${call.deviceSlug}: after the tap, the model found that "${statement}" ` +
-          `does not hold: ${answer.reason}. Nothing was stored.`,
+          `does not hold: ${clause(answer.reason)}. Nothing was stored.`,
       );
     }
     await call.deadline.sleep(wait);
