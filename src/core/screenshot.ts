@@ -18,7 +18,7 @@ import {
 import { compare, decode, sideBySide, type RawImage, type Rect } from "./images.js";
 import { HEALED_MESSAGE } from "./log.js";
 import { clipToScreen, isUniformOutside, systemBarMasks, unionArea } from "./masks.js";
-import { waitForStable, type Shot } from "./stable-screen.js";
+import { pollForMatch, waitForStable, type Shot } from "./stable-screen.js";
 import {
   checkBoolean,
   checkCount,
@@ -41,9 +41,6 @@ import {
   type Stored,
 } from "./store/records.js";
 
-/** How often a comparison takes a new screenshot while the screen does not match. */
-const POLL_MS = 200;
-/** Pause between the two screenshots of a stability check. */
 /** Other devices' baselines sent to `judge` as references, most recent first. */
 const MAX_REFERENCES = 3;
 /** Share of the screen the model may mark as varying; more would hide real changes. */
@@ -391,17 +388,16 @@ async function compareOrHeal(
 
   let shot: Shot | undefined;
   let result: Comparison = { diffPixels: total };
-  for (;;) {
-    const png = await call.screenshot();
+  const last = await pollForMatch(call, { until: pollUntil, healing }, async (png) => {
     // An unchanged screen needs no new comparison (pixelmatch is the costly part).
     if (!shot || !png.equals(shot.png)) {
       shot = { png, raw: png.equals(stored.image) ? baseline.raw : await decode(png) };
       result = await comparePixels(baseline, shot);
     }
-    if (result.diffPixels <= allowed) return matched(call, key, result.diffPixels, allowed);
-    if (Date.now() + POLL_MS >= pollUntil) break;
-    await call.deadline.sleep(POLL_MS);
-  }
+    return result.diffPixels <= allowed;
+  });
+  if (last.matched) return matched(call, key, result.diffPixels, allowed);
+  shot = shot!; // pollForMatch calls the matcher at least once
 
   const mismatch = describeMismatch(result, baseline.raw, allowed, params);
   if (healing && !result.otherSize) return heal(call, key, stored, baseline, shot, params, mismatch);

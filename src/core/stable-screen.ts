@@ -4,6 +4,10 @@ import { decode, type RawImage, type Rect } from "./images.js";
 import { isUniformOutside, sameOutside } from "./masks.js";
 
 const STABLE_POLL_MS = 100;
+/** How often a replay or comparison takes a new screenshot while the screen is still loading. */
+const MATCH_POLL_MS = 200;
+/** With autoHeal, a screen unchanged for this long without matching goes to the model without waiting longer. */
+const HEAL_AFTER_UNCHANGED_MS = 3_000;
 
 /** A screenshot with its decoded pixels. */
 export interface Shot {
@@ -39,5 +43,28 @@ export async function waitForStable(
     const stable = next.png.equals(last.png) || sameOutside(next.raw, last.raw, masks);
     if (stable && !(drawn && isUniformOutside(next.raw, masks))) return next;
     last = next;
+  }
+}
+
+/**
+ * Take screenshots until `matches` accepts one, or the poll ends: at `until`, or, when `healing`,
+ * once the screen has stopped changing for a while (it will not match later, so the model should
+ * look now). Returns the last screenshot and whether it matched.
+ */
+export async function pollForMatch(
+  call: Call,
+  { until, healing }: { until: number; healing: boolean },
+  matches: (png: Buffer) => Promise<boolean>,
+): Promise<{ png: Buffer; matched: boolean }> {
+  let png: Buffer | undefined;
+  let unchangedSince = Date.now();
+  for (;;) {
+    const previous = png;
+    png = await call.screenshot();
+    if (!previous?.equals(png)) unchangedSince = Date.now();
+    if (await matches(png)) return { png, matched: true };
+    if (Date.now() + MATCH_POLL_MS >= until) return { png, matched: false };
+    if (healing && Date.now() - unchangedSince >= HEAL_AFTER_UNCHANGED_MS) return { png, matched: false };
+    await call.deadline.sleep(MATCH_POLL_MS);
   }
 }

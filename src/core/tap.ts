@@ -26,7 +26,7 @@ import {
 } from "./images.js";
 import { HEALED_MESSAGE } from "./log.js";
 import { systemBarMasks } from "./masks.js";
-import { waitForStable } from "./stable-screen.js";
+import { pollForMatch, waitForStable } from "./stable-screen.js";
 import { tapKey } from "./store/keys.js";
 import {
   createRecord,
@@ -40,8 +40,6 @@ import {
 } from "./store/records.js";
 import type { TapResult } from "./options.js";
 
-/** How often a replay takes a new screenshot while the screen is still loading. */
-const POLL_MS = 200;
 /** Wait after a fresh tap before the first `verify` check, so the screen can react. */
 const VERIFY_SETTLE_MS = 500;
 /** Per-pixel tolerance of the crop comparison (pixelmatch threshold). */
@@ -121,23 +119,19 @@ async function replayOrHeal(call: Call, key: string, stored: StoredTap, params: 
   const healing = params.autoHeal && call.config.mode === "auto";
   const pollUntil = healing ? Date.now() + call.deadline.remaining() / 2 : call.deadline.end;
 
-  let screenshot: Buffer | undefined;
   let actual: RawImage | undefined;
   let diffRatio = 1;
-  for (;;) {
-    screenshot = await call.screenshot();
-    if (rectFits(record.crop, call.device.screen.width, call.device.screen.height)) {
-      actual = await decodeRegion(screenshot, record.crop);
-      ({ diffRatio } = await compare(expected, actual, { threshold: CROP_THRESHOLD }));
-      if (diffRatio <= CROP_MAX_DIFF_RATIO) {
-        await tapAt(call, record.point);
-        await call.config.store.touch(`${key}.json`);
-        call.finish("replayed");
-        return { outcome: "replayed", point: record.point, aiCalls: call.aiCalls };
-      }
-    }
-    if (Date.now() + POLL_MS >= pollUntil) break;
-    await call.deadline.sleep(POLL_MS);
+  const { png: screenshot, matched } = await pollForMatch(call, { until: pollUntil, healing }, async (png) => {
+    if (!rectFits(record.crop, call.device.screen.width, call.device.screen.height)) return false;
+    actual = await decodeRegion(png, record.crop);
+    ({ diffRatio } = await compare(expected, actual, { threshold: CROP_THRESHOLD }));
+    return diffRatio <= CROP_MAX_DIFF_RATIO;
+  });
+  if (matched) {
+    await tapAt(call, record.point);
+    await call.config.store.touch(`${key}.json`);
+    call.finish("replayed");
+    return { outcome: "replayed", point: record.point, aiCalls: call.aiCalls };
   }
 
   const mismatch =

@@ -12,7 +12,7 @@ const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "..", "..");
 
 async function demo(...args: string[]): Promise<string> {
-  const env = { ...process.env, TAPSHOT_RESULTS_DIR: join(tmpdir(), "tapshot-demo-results") };
+  const env: NodeJS.ProcessEnv = { ...process.env, TAPSHOT_RESULTS_DIR: join(tmpdir(), "tapshot-demo-results") };
   // A key in the environment would make --fresh use a hosted model; this test is about the offline path.
   for (const key of [
     "TAPSHOT_PROVIDER",

@@ -222,6 +222,19 @@ test("autoHeal re-locates a moved element, keeps the previous value, then replay
   expect(channel.count()).toBe(2);
 });
 
+test("autoHeal does not wait out half a long budget once the screen has stopped changing", async () => {
+  const device = new FakeDevice(cartScene());
+  setup(device);
+  await api.tap(fakeDriver(device), "the checkout button");
+
+  device.scene = cartScene({ y: 420 });
+  device.screenshots = 0;
+  const healed = await api.tap(fakeDriver(device), "the checkout button", { autoHeal: true, timeout: 120_000 });
+  expect(healed.outcome).toBe("healed");
+  // Polling every 200 ms for half of 120 s would take about 300 screenshots; an unchanged screen is healed after 3 s.
+  expect(device.screenshots).toBeLessThan(40);
+});
+
 test("autoHeal never heals away a removed element", async () => {
   const device = new FakeDevice(cartScene());
   setup(device);
