@@ -14,6 +14,8 @@ export default defineConfig([
     sourcemap: true,
     target: "node20",
     splitting: true,
+    // import.meta.url (the OCR engine finds its optional packages from it) works in the CommonJS build too.
+    shims: true,
   },
   {
     entry: { "cli/main": "src/cli/main.ts" },

@@ -10,6 +10,7 @@ import {
   ElementNotFoundError,
   NotStoredError,
   ReplayMismatchError,
+  TimeoutError,
   VerifyFailedError,
   clause,
 } from "./errors.js";
@@ -268,18 +269,27 @@ async function heal(
 async function verifyAfterTap(call: Call, statement: string): Promise<void> {
   await call.deadline.sleep(VERIFY_SETTLE_MS);
   let wait = 1000;
+  let failed: { screenshot: Buffer; reason: string } | undefined;
+  const fail = async (): Promise<never> => {
+    await call.report("screenshot", failed!.screenshot, "after-tap");
+    throw new VerifyFailedError(
+      `tap "${call.subject}" on ${call.deviceSlug}: after the tap, the model found that "${statement}" ` +
+        `does not hold: ${clause(failed!.reason)}. Nothing was stored.`,
+    );
+  };
   for (;;) {
-    const screenshot = await call.screenshot();
-    const answer = await call.ask({ kind: "check", screen: await toAiImage(screenshot), statement });
-    if (answer.pass) return;
-    if (call.deadline.remaining() <= wait) {
-      await call.report("screenshot", screenshot, "after-tap");
-      throw new VerifyFailedError(
-        `tap "${call.subject}" on ${call.deviceSlug}: after the tap, the model found that "${statement}" ` +
-          `does not hold: ${clause(answer.reason)}. Nothing was stored.`,
-      );
+    try {
+      const screenshot = await call.screenshot();
+      const answer = await call.ask({ kind: "check", screen: await toAiImage(screenshot), statement });
+      if (answer.pass) return;
+      failed = { screenshot, reason: answer.reason };
+      if (call.deadline.remaining() <= wait) return await fail();
+      await call.deadline.sleep(wait);
+    } catch (error) {
+      // The budget ran out during a retry: what failed is the check the model already answered.
+      if (error instanceof TimeoutError && failed) return await fail();
+      throw error;
     }
-    await call.deadline.sleep(wait);
     wait *= 2;
   }
 }

@@ -116,7 +116,7 @@ test("a failed verify stores nothing", async () => {
   const session = await phone();
   await session.open("cart");
   const error = await session.ai
-    .tap(session.driver, CHECKOUT, { verify: "the payment form is shown", timeout: 8_000 })
+    .tap(session.driver, CHECKOUT, { verify: "the payment form is shown", timeout: 20_000 })
     .catch((e: unknown) => e);
   expect(error).toMatchObject({ code: "verify-failed" });
   expect(await storedTaps()).toEqual([]);

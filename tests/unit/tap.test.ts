@@ -165,6 +165,16 @@ test("verify fails: the step fails and nothing is stored", async () => {
   expect(logs.at(-1)).toMatchObject({ outcome: "failed", aiCalls: channel.count() });
 });
 
+test("verify fails even when the budget runs out during a retried check", async () => {
+  const device = new FakeDevice(cartScene());
+  setup(device);
+  channel.delayMs = 600;
+  await expect(
+    api.tap(fakeDriver(device), "the checkout button", { verify: "the payment page is shown", timeout: 3000 }),
+  ).rejects.toMatchObject({ code: "verify-failed", message: expect.stringContaining("scripted from the fake scene") });
+  expect(await storedTaps()).toEqual([]);
+});
+
 test("the model finding nothing fails with its reason", async () => {
   const device = new FakeDevice(cartScene());
   setup(device);

@@ -1,0 +1,52 @@
+/**
+ * The built package as users load it: every entry through the package's own `exports`, from
+ * CommonJS and from ESM, in a plain Node process (no jest module system), plus the bin.
+ * Runs after `npm run build` (the test command builds first).
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, "..", "..");
+const ENTRIES = ["tapshot/android", "tapshot/ios", "tapshot/runner", "tapshot/providers"];
+
+const built = existsSync(join(ROOT, "dist", "runner", "index.cjs"));
+const maybe = built ? test : test.skip;
+
+async function node(args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, args, { cwd: ROOT });
+  return stdout.trim();
+}
+
+maybe.each(ENTRIES)("%s loads from CommonJS and ESM with the same exports", async (entry) => {
+  const cjs = await node(["-e", `console.log(Object.keys(require(${JSON.stringify(entry)})).sort().join(","))`]);
+  const esm = await node([
+    "--input-type=module",
+    "-e",
+    `const m = await import(${JSON.stringify(entry)}); console.log(Object.keys(m).filter((k) => k !== "default").sort().join(","))`,
+  ]);
+  expect(cjs).toBe(esm);
+  const names = cjs.split(",");
+  if (entry.endsWith("android") || entry.endsWith("ios"))
+    expect(names).toEqual(expect.arrayContaining(["tap", "expect"]));
+  if (entry.endsWith("runner"))
+    expect(names).toEqual(expect.arrayContaining(["configureAi", "resetAi", "TapshotError"]));
+  if (entry.endsWith("providers"))
+    expect(names).toEqual(expect.arrayContaining(["gemini", "openai", "azureOpenai", "ocr"]));
+});
+
+maybe("every entry ships its .d.ts and .d.cts types", () => {
+  for (const dir of ["android", "ios", "runner", "providers"]) {
+    expect(existsSync(join(ROOT, "dist", dir, "index.d.ts"))).toBe(true);
+    expect(existsSync(join(ROOT, "dist", dir, "index.d.cts"))).toBe(true);
+  }
+});
+
+maybe("the tapshot bin prints its help", async () => {
+  const out = await node([join(ROOT, "dist", "cli", "main.js"), "--help"]);
+  expect(out).toMatch(/Usage: tapshot/);
+  expect(out).toMatch(/list/);
+  expect(out).toMatch(/report/);
+});
