@@ -106,8 +106,17 @@ export interface CompareResult {
 }
 
 /** Copy `raw` with `masks` painted a flat colour. */
-function withMasks(raw: RawImage, masks: Rect[]): Buffer {
-  const out = Buffer.from(raw.data);
+/**
+ * Two reusable buffers for masked copies. Allocating two fresh screen-sized buffers per
+ * comparison cost more than the comparison itself (BENCHMARKS.md, figure 3). Safe to share:
+ * painting and pixelmatch run with no await in between.
+ */
+const scratch: [Buffer, Buffer] = [Buffer.alloc(0), Buffer.alloc(0)];
+
+function withMasks(raw: RawImage, masks: Rect[], slot: 0 | 1): Buffer {
+  if (scratch[slot].length < raw.data.length) scratch[slot] = Buffer.allocUnsafe(raw.data.length);
+  const out = scratch[slot].subarray(0, raw.data.length);
+  raw.data.copy(out);
   for (const m of masks) {
     // Clip to the image: a mask partly or wholly outside it (another screen size) paints only what overlaps.
     const x0 = Math.max(0, Math.floor(m.x));
@@ -133,8 +142,8 @@ export async function compare(a: RawImage, b: RawImage, options: CompareOptions 
   const total = a.width * a.height;
   const masks = options.masks ?? [];
   if (!options.diff && a.data.equals(b.data)) return { diffPixels: 0, diffRatio: 0 };
-  const left = masks.length ? withMasks(a, masks) : a.data;
-  const right = masks.length ? withMasks(b, masks) : b.data;
+  const left = masks.length ? withMasks(a, masks, 0) : a.data;
+  const right = masks.length ? withMasks(b, masks, 1) : b.data;
   const diff = options.diff ? Buffer.alloc(total * 4) : undefined;
   const diffPixels = pixelmatch(left, right, diff, a.width, a.height, {
     threshold: options.threshold ?? 0.1,

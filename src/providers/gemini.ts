@@ -104,7 +104,7 @@ function classify(error: unknown): Failure {
 const callFetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => fetch(input, init);
 
 /**
- * A channel to Gemini. Sends each screenshot downscaled (long side 1536 px, JPEG by default),
+ * A channel to Gemini. Sends each screenshot downscaled (long side 1280 px, WebP by default),
  * asks for JSON matching the kind's schema, and maps `box_2d` back to the request's pixels.
  *
  * ```ts

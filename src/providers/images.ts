@@ -9,7 +9,7 @@ import type { ImageOptions } from "./options.js";
 
 /** The image bytes one request part carries. */
 export interface SentImage {
-  mimeType: "image/png" | "image/jpeg";
+  mimeType: "image/png" | "image/jpeg" | "image/webp";
   /** Base64. */
   data: string;
   width: number;
@@ -27,19 +27,24 @@ export interface ImagePlan {
   maxSide: number;
   /** Some models shrink images whose short side exceeds this; sending them smaller keeps pixel answers exact. */
   maxShortSide?: number;
-  format: "jpeg" | "png";
+  format: "webp" | "jpeg" | "png";
   quality: number;
 }
 
-export const DEFAULT_MAX_SIDE = 1536;
+/**
+ * 1280 px on the long side keeps an 11 pt label legible on a 3x phone screenshot, and with
+ * lossy WebP brings a flat app screen under a fifth of its PNG bytes (BENCHMARKS.md, figure 4).
+ */
+export const DEFAULT_MAX_SIDE = 1280;
+const MIME = { webp: "image/webp", jpeg: "image/jpeg", png: "image/png" } as const;
 
 /** Fill in the defaults of {@link ImageOptions}. */
 export function imagePlan(options: ImageOptions | undefined, maxShortSide?: number): ImagePlan {
   return {
     maxSide: options?.maxSide ?? DEFAULT_MAX_SIDE,
     maxShortSide,
-    format: options?.format ?? "jpeg",
-    quality: options?.quality ?? 85,
+    format: options?.format ?? "webp",
+    quality: options?.quality ?? 80,
   };
 }
 
@@ -57,7 +62,7 @@ function targetSize(width: number, height: number, plan: ImagePlan): { width: nu
 export async function prepareImage(image: AiImage, plan: ImagePlan, region?: Box): Promise<PreparedImage> {
   const area = region ?? { x: 0, y: 0, width: image.width, height: image.height };
   const size = targetSize(area.width, area.height, plan);
-  const mimeType = plan.format === "png" ? "image/png" : "image/jpeg";
+  const mimeType = MIME[plan.format];
   const unchanged = !region && size.width === image.width && size.height === image.height;
   if (unchanged && image.mimeType === mimeType) return { sent: { ...image }, region: area };
 
@@ -66,10 +71,9 @@ export async function prepareImage(image: AiImage, plan: ImagePlan, region?: Box
   if (size.width !== area.width || size.height !== area.height) {
     pipeline = pipeline.resize({ width: size.width, height: size.height, fit: "fill" });
   }
-  pipeline =
-    plan.format === "jpeg"
-      ? pipeline.flatten({ background: "#ffffff" }).jpeg({ quality: plan.quality })
-      : pipeline.png();
+  if (plan.format === "jpeg") pipeline = pipeline.flatten({ background: "#ffffff" }).jpeg({ quality: plan.quality });
+  else if (plan.format === "webp") pipeline = pipeline.webp({ quality: plan.quality });
+  else pipeline = pipeline.png();
   const { data, info } = await pipeline.toBuffer({ resolveWithObject: true });
   return { sent: { mimeType, data: data.toString("base64"), width: info.width, height: info.height }, region: area };
 }

@@ -2,11 +2,14 @@
 
 /** How screenshots are downscaled and encoded before they are sent to the model. */
 export interface ImageOptions {
-  /** Longest side in pixels of a sent screenshot; larger ones are downscaled. Default 1536. */
+  /** Longest side in pixels of a sent screenshot; larger ones are downscaled. Default 1280. */
   maxSide?: number;
-  /** Encoding of screenshots, baselines and crops. Diff images are always PNG. Default `"jpeg"`. */
-  format?: "jpeg" | "png";
-  /** JPEG quality, 1-100. Default 85. */
+  /**
+   * Encoding of screenshots, baselines and crops. Diff images are always PNG. Default `"webp"`
+   * (Gemini and OpenAI both accept it; use `"jpeg"` or `"png"` for servers that do not).
+   */
+  format?: "webp" | "jpeg" | "png";
+  /** Lossy quality (WebP, JPEG), 1-100. Default 80. */
   quality?: number;
 }
 

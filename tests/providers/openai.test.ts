@@ -53,8 +53,8 @@ describe("openai() over the chat-completions wire", () => {
       image_url?: { detail: string };
     }[];
     expect(user.filter((p) => p.type === "image_url").map((p) => p.image_url!.detail)).toEqual(["high"]);
-    expect(first!.images[0]).toMatchObject({ name: "screen", mimeType: "image/jpeg", width: 709, height: 1536 });
-    expect(first!.text).toContain("it is 709x1536 pixels");
+    expect(first!.images[0]).toMatchObject({ name: "screen", mimeType: "image/webp", width: 590, height: 1280 });
+    expect(first!.text).toContain("it is 590x1280 pixels");
     expect(JSON.stringify(first!.body)).not.toContain(KEY);
 
     expect(second!.crop).toMatchObject({ ofWidth: 1179, ofHeight: 2556 });
@@ -93,7 +93,7 @@ describe("openai() over the chat-completions wire", () => {
       { kind: "locate", screen, prompt: "the checkout button" },
       { signal: noAbort() },
     );
-    // 0-1000 values read as pixels of a 709x1536 image land far from the button.
+    // 0-1000 values read as pixels of a 590x1280 image land far from the button.
     expect(Math.abs(boxOf(answer)!.y - CHECKOUT.y)).toBeGreaterThan(100);
   });
 

@@ -1,0 +1,87 @@
+/**
+ * Benchmark 6, memory: peak RSS of a process that replays 20 steps of the demo flow through
+ * tapshot, against a process that runs the same 20 steps raw (screenshot + touch tap, without
+ * tapshot loaded) on the same rig session. Each run is a fresh child process
+ * (memory-child.ts), so its peak RSS is its own; modes alternate.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { Box } from "../src/core/contract.js";
+import type { RigSession } from "../tests/support/rig/session.js";
+import type { ChildInput } from "./memory-child.js";
+import { FLOW, SEED } from "./rig-flow.js";
+import { alternate, figure, type Figure } from "./stats.js";
+
+/** Options of {@link benchMemory}. */
+export interface MemoryOptions {
+  /** Child processes per mode. */
+  runs: number;
+  /** Steps each child runs. */
+  steps: number;
+}
+
+const CHILD = fileURLToPath(new URL("./memory-child.ts", import.meta.url));
+
+export function runChild(input: ChildInput): Promise<{ peakRssMb: number; rssAtEndMb: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify(input)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      const line = out.trim().split("\n").at(-1) ?? "";
+      if (code === 0 && line.startsWith("{")) return resolve(JSON.parse(line));
+      reject(new Error(`memory child (${input.mode}) exited with ${code}:\n${err.slice(-2000)}`));
+    });
+  });
+}
+
+export async function benchMemory(
+  session: RigSession,
+  appiumPort: number,
+  cartUrl: string,
+  storageDir: string,
+  boxes: Map<string, Box>,
+  { runs, steps }: MemoryOptions,
+): Promise<Figure[]> {
+  const ratioPx = session.profile.pixelRatio;
+  const base: Omit<ChildInput, "mode"> = {
+    sessionId: session.driver.sessionId,
+    port: appiumPort,
+    capabilities: session.driver.capabilities as WebdriverIO.Capabilities,
+    cartUrl,
+    storageDir,
+    profile: session.profile.id,
+    steps: FLOW.map((s) => {
+      const box = boxes.get(s.prompt)!;
+      return {
+        screen: s.screen,
+        next: s.next,
+        prompt: s.prompt,
+        x: Math.round((box.x + box.width / 2) / ratioPx),
+        y: Math.round((box.y + box.height / 2) / ratioPx),
+      };
+    }),
+    count: steps,
+  };
+  const atEnd: Record<"sdk" | "raw", number[]> = { sdk: [], raw: [] };
+  const measure = (mode: "sdk" | "raw") => async () => {
+    const result = await runChild({ ...base, mode });
+    atEnd[mode].push(result.rssAtEndMb);
+    return result.peakRssMb;
+  };
+  const samples = await alternate(runs, 0, measure("sdk"), measure("raw"));
+  return [
+    figure(`peak RSS, ${steps}-step replay run`, "MB", `same ${steps} steps raw, without tapshot`, samples, {
+      detail: {
+        seed: SEED,
+        peakMb: { sdk: samples.subject, raw: samples.baseline },
+        rssAtEndMb: atEnd,
+      },
+    }),
+  ];
+}

@@ -1,0 +1,130 @@
+/**
+ * `npm run bench`: runs the benchmarks, prints one table and writes bench/results.json with
+ * the machine they ran on. Every figure is a median set against a baseline measured in the
+ * same run. See BENCHMARKS.md for what each figure means.
+ *
+ * `npm run bench -- --only replay,compare` runs some (replay, compare, payload, rig, fleet,
+ * memory); `--no-rig` skips those that need Appium and Chromium.
+ */
+import { rm, writeFile } from "node:fs/promises";
+import { iphone15 } from "../tests/support/rig/profiles.js";
+import { benchCompare } from "./compare.js";
+import { benchFleet } from "./fleet.js";
+import { machineInfo } from "./machine.js";
+import { benchMemory } from "./memory.js";
+import { benchPayload } from "./payload.js";
+import { benchReplayWork } from "./replay-work.js";
+import { flowBoxes, SEED } from "./rig-flow.js";
+import { benchRigReplay, learnFlow } from "./rig-replay.js";
+import { formatTable } from "./table.js";
+import type { Figure } from "./stats.js";
+
+const NAMES = ["replay", "compare", "payload", "rig", "fleet", "memory"] as const;
+type Name = (typeof NAMES)[number];
+const RIG: readonly Name[] = ["rig", "fleet", "memory"];
+
+/** Sample counts; chosen so the whole run stays near 4 minutes on 2 cores. */
+const RUNS = {
+  replay: { runs: 30, warmup: 5 },
+  compare: { runs: 9, warmup: 2 },
+  rig: { runs: 12, warmup: 2 },
+  fleet: { sizes: [1, 2, 4], runs: 2 },
+  memory: { runs: 2, steps: 20 },
+};
+
+function selected(): Set<Name> {
+  const args = process.argv.slice(2);
+  const only = args.indexOf("--only");
+  const names = only >= 0 ? (args[only + 1] ?? "").split(",").filter(Boolean) : [...NAMES];
+  const unknown = names.filter((n) => !(NAMES as readonly string[]).includes(n));
+  if (unknown.length) {
+    throw new Error(`--only got ${unknown.join(", ")}; the benchmarks are ${NAMES.join(", ")}.`);
+  }
+  const chosen = new Set(names as Name[]);
+  if (args.includes("--no-rig")) for (const n of RIG) chosen.delete(n);
+  return chosen;
+}
+
+const chosen = selected();
+const machine = machineInfo();
+const started = Date.now();
+const results: Partial<Record<Name, Figure[]>> = {};
+const skipped: Partial<Record<Name, string>> = {};
+const progress = (message: string) =>
+  console.error(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${message}`);
+
+if (chosen.has("replay")) {
+  progress("1 replay work");
+  results.replay = await benchReplayWork(RUNS.replay);
+}
+if (chosen.has("compare")) {
+  progress("3 full-screen comparison");
+  results.compare = await benchCompare(RUNS.compare);
+}
+if (chosen.has("payload")) {
+  progress("4 model payload");
+  results.payload = await benchPayload();
+}
+
+if (RIG.some((n) => chosen.has(n))) {
+  const { startRig } = await import("../tests/support/rig/session.js");
+  progress("starting the rig (Appium, Chromium)");
+  let rig: Awaited<ReturnType<typeof startRig>> | undefined;
+  try {
+    rig = await startRig();
+  } catch (error) {
+    const why = `the rig did not start: ${(error as Error).message.split("\n")[0]}`;
+    for (const n of RIG) if (chosen.has(n)) skipped[n] = why;
+    progress(why);
+  }
+  if (rig) {
+    const dirs: string[] = [];
+    try {
+      const phone = await rig.session(iphone15);
+      const boxes = await flowBoxes(phone);
+      if (chosen.has("rig")) {
+        progress("2 replay wall time on the rig");
+        const storageDir = await learnFlow(phone, boxes);
+        dirs.push(storageDir);
+        results.rig = await benchRigReplay(phone, storageDir, boxes, RUNS.rig);
+      }
+      let learned: string | undefined;
+      if (chosen.has("fleet")) {
+        progress("5 fleet learning (opening 3 more sessions)");
+        const extra = await Promise.all([1, 2, 3].map(() => rig!.openSession(iphone15)));
+        try {
+          const fleet = await benchFleet([phone, ...extra], boxes, RUNS.fleet);
+          results.fleet = fleet.figures;
+          learned = fleet.storageDir;
+          dirs.push(learned);
+        } finally {
+          await Promise.allSettled(extra.map((s) => s.close()));
+        }
+      }
+      if (chosen.has("memory")) {
+        progress("6 memory");
+        learned ??= await learnFlow(phone, boxes);
+        dirs.push(learned);
+        const cartUrl = rig.demo.pageUrl("cart", { seed: SEED, bars: { ...iphone15.bars, platform: "ios" } });
+        results.memory = await benchMemory(phone, rig.appium.port, cartUrl, learned, boxes, RUNS.memory);
+      }
+    } finally {
+      await rig.stop();
+      for (const dir of new Set(dirs)) await rm(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+const report = {
+  machine,
+  durationS: Math.round((Date.now() - started) / 1000),
+  runs: RUNS,
+  figures: results,
+  ...(Object.keys(skipped).length ? { skipped } : {}),
+};
+console.log(formatTable(results, skipped));
+console.log(
+  `\n${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, Node ${machine.node}; ${report.durationS} s`,
+);
+await writeFile(new URL("./results.json", import.meta.url), JSON.stringify(report, null, 2) + "\n");
+console.log("written bench/results.json");
