@@ -2,6 +2,7 @@
 import type { AiChannel } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import { chatCompletionsChannel, loadOpenAi, type ChatCompletionsOptions } from "./chat-completions.js";
+import { checkProviderOptions, AzureOpenAiOptionsSchema } from "./validate.js";
 
 /** The Azure OpenAI API version used when none is given: the GA version with structured outputs. */
 export const DEFAULT_AZURE_API_VERSION = "2024-10-21";
@@ -25,6 +26,7 @@ export interface AzureOpenAiOptions extends ChatCompletionsOptions {
  * structured output, images with an explicit `detail`, refinement of `locate` on by default.
  */
 export function azureOpenai(options: AzureOpenAiOptions = {}): AiChannel {
+  checkProviderOptions("azureOpenai", AzureOpenAiOptionsSchema, options);
   const endpoint = options.endpoint ?? process.env.AZURE_OPENAI_ENDPOINT;
   const deployment = options.deployment ?? process.env.AZURE_OPENAI_DEPLOYMENT;
   const apiVersion = options.apiVersion ?? process.env.OPENAI_API_VERSION ?? DEFAULT_AZURE_API_VERSION;

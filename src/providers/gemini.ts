@@ -12,6 +12,7 @@ import { imagePlan } from "./images.js";
 import type { CommonProviderOptions } from "./options.js";
 import type { Turn } from "./prompts.js";
 import { GEMINI_BOXES, wireJsonSchema } from "./wire.js";
+import { checkProviderOptions, GeminiOptionsSchema } from "./validate.js";
 
 /** The default Gemini model: the current GA Flash, good at spatial understanding. */
 export const DEFAULT_GEMINI_MODEL = "gemini-3.8-flash";
@@ -112,6 +113,7 @@ const callFetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Respon
  * ```
  */
 export function gemini(options: GeminiOptions = {}): AiChannel {
+  checkProviderOptions("gemini", GeminiOptionsSchema, options);
   const model = options.model ?? DEFAULT_GEMINI_MODEL;
   const apiKey = options.vertex
     ? undefined

@@ -5,6 +5,7 @@
 import type { AiChannel } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import { chatCompletionsChannel, loadOpenAi, type ChatCompletionsOptions } from "./chat-completions.js";
+import { checkProviderOptions, OpenAiOptionsSchema } from "./validate.js";
 
 /** The default OpenAI model: the balanced GPT-5.6 tier, with vision input. */
 export const DEFAULT_OPENAI_MODEL = "gpt-5.6-terra";
@@ -36,6 +37,7 @@ const NO_KEY = "no-key";
  * ```
  */
 export function openai(options: OpenAiOptions = {}): AiChannel {
+  checkProviderOptions("openai", OpenAiOptionsSchema, options);
   const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL;
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
   if (!apiKey && !baseURL) {

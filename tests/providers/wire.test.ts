@@ -1,4 +1,5 @@
-import { AiAnswerError } from "../../src/core/errors.js";
+import { azureOpenai, gemini, openai } from "../../src/providers/index.js";
+import { AiAnswerError, ConfigError } from "../../src/core/errors.js";
 import { redact } from "../../src/providers/failure.js";
 import { refinementRegion, type PreparedImage } from "../../src/providers/images.js";
 import { escapeText, unescapeText, userParts } from "../../src/providers/prompts.js";
@@ -95,5 +96,32 @@ describe("retry and redaction", () => {
       "key my-secret-value and sk-abcdefghijklmnop and AIzaSyABCDEFGHIJKLMNOPQRSTU and Bearer abc.def.ghi.jkl";
     const out = redact(text, ["my-secret-value"]);
     expect(out).toBe("key [redacted] and [redacted] and [redacted] and [redacted]");
+  });
+});
+
+describe("provider options are validated", () => {
+  test.each<[string, () => unknown, RegExp]>([
+    ["a typo", () => gemini({ apiKey: "k", refin: true } as never), /gemini\(\) got invalid options: .*refin/],
+    [
+      "a bad image format",
+      () => openai({ apiKey: "k", image: { format: "gif" } } as never),
+      /openai\(\).*image\.format/,
+    ],
+    ["a quality out of range", () => gemini({ apiKey: "k", image: { quality: 0 } }), /image\.quality/],
+    ["a base URL that is no URL", () => openai({ apiKey: "k", baseURL: "localhost:8000" }), /baseURL/],
+    ["unknown coordinates", () => azureOpenai({ coordinates: "percent" } as never), /azureOpenai\(\).*coordinates/],
+  ])("%s is a ConfigError naming the option", (_what, make, message) => {
+    expect(make).toThrow(ConfigError);
+    expect(make).toThrow(message);
+  });
+
+  test("the message never shows an option's value", () => {
+    const secret = "sk-secret-value-0123456789";
+    expect(() => openai({ apiKey: secret, detail: "ultra" } as never)).toThrow(/detail/);
+    try {
+      openai({ apiKey: secret, detail: "ultra" } as never);
+    } catch (error) {
+      expect(String((error as Error).message)).not.toContain(secret);
+    }
   });
 });

@@ -1,0 +1,83 @@
+/**
+ * Validation of provider options with zod: a typo or a wrong type is a ConfigError that
+ * names the provider and the option, before any request is made.
+ */
+import { z } from "zod";
+import { describeZodError } from "../core/contract.js";
+import { ConfigError } from "../core/errors.js";
+
+const text = z.string().min(1, "must not be empty");
+const positiveInt = z.number().int().positive();
+const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. http://127.0.0.1:8000/v1" });
+
+const common = {
+  image: z
+    .object({
+      maxSide: z.number().int().min(64, "must be at least 64 pixels").optional(),
+      format: z.enum(["webp", "jpeg", "png"]).optional(),
+      quality: z.number().int().min(1).max(100).optional(),
+    })
+    .strict()
+    .optional(),
+  retry: z
+    .object({
+      attempts: positiveInt.optional(),
+      initialDelayMs: z.number().nonnegative().optional(),
+      maxDelayMs: z.number().nonnegative().optional(),
+    })
+    .strict()
+    .optional(),
+  refine: z.boolean().optional(),
+};
+
+const chatCompletions = {
+  ...common,
+  coordinates: z.enum(["pixels", "normalized-1000"]).optional(),
+  detail: z.enum(["low", "high", "auto"]).optional(),
+  reasoningEffort: z.enum(["none", "minimal", "low", "medium", "high"]).optional(),
+};
+
+const thinkingLevel = z.enum(["minimal", "low", "medium", "high", "model-default"]);
+
+export const GeminiOptionsSchema = z
+  .object({
+    ...common,
+    apiKey: text.optional(),
+    vertex: z.object({ project: text.optional(), location: text.optional() }).strict().optional(),
+    model: text.optional(),
+    baseUrl: httpUrl.optional(),
+    thinking: z.partialRecord(z.enum(["locate", "check", "judge", "compare"]), thinkingLevel).optional(),
+  })
+  .strict();
+
+export const OpenAiOptionsSchema = z
+  .object({
+    ...chatCompletions,
+    apiKey: text.optional(),
+    model: text.optional(),
+    baseURL: httpUrl.optional(),
+    organization: text.optional(),
+    project: text.optional(),
+  })
+  .strict();
+
+export const AzureOpenAiOptionsSchema = z
+  .object({
+    ...chatCompletions,
+    endpoint: httpUrl.optional(),
+    deployment: text.optional(),
+    apiVersion: text.optional(),
+    apiKey: text.optional(),
+    azureADTokenProvider: z.custom<() => Promise<string>>((v) => typeof v === "function").optional(),
+  })
+  .strict();
+
+/** Check `options` against `schema`, or throw a ConfigError naming `provider()` and the option. */
+export function checkProviderOptions<T>(provider: string, schema: z.ZodType<T>, options: unknown): T {
+  const result = schema.safeParse(options ?? {});
+  if (!result.success) {
+    // The issue names the path and the problem, never the value (it may be a key).
+    throw new ConfigError(`${provider}() got invalid options: ${describeZodError(result.error)}.`);
+  }
+  return result.data;
+}
