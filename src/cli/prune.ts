@@ -100,6 +100,11 @@ async function removeRecord(store: FileStore, entry: StoreEntry): Promise<void> 
   // The key's lock: a run that is learning or healing this record right now finishes first.
   const release = await store.lock(entry.key, { deadline: Date.now() + LOCK_WAIT_MS });
   try {
+    // Used or rewritten since this prune read the store (a replay touches it, a heal rewrites it): keep it.
+    const now = await store.modifiedAt(`${entry.key}.json`);
+    if (now && now.getTime() !== entry.modifiedAt.getTime()) {
+      throw new Error("it was used or changed while pruning, so it was kept");
+    }
     await store.remove(`${entry.key}.json`);
     await store.remove(`${entry.key}.png`);
     await store.remove(`${entry.key}.previous.png`);

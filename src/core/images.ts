@@ -105,7 +105,6 @@ export interface CompareResult {
   diffPng?: Buffer;
 }
 
-/** Copy `raw` with `masks` painted a flat colour. */
 /**
  * Two reusable buffers for masked copies. Allocating two fresh screen-sized buffers per
  * comparison cost more than the comparison itself (BENCHMARKS.md, figure 3). Safe to share:
@@ -113,6 +112,7 @@ export interface CompareResult {
  */
 const scratch: [Buffer, Buffer] = [Buffer.alloc(0), Buffer.alloc(0)];
 
+/** Copy `raw` into scratch buffer `slot` with `masks` painted a flat colour. */
 function withMasks(raw: RawImage, masks: Rect[], slot: 0 | 1): Buffer {
   if (scratch[slot].length < raw.data.length) scratch[slot] = Buffer.allocUnsafe(raw.data.length);
   const out = scratch[slot].subarray(0, raw.data.length);

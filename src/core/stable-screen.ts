@@ -15,9 +15,10 @@ export interface Shot {
   raw: RawImage;
 }
 
-async function shoot(call: Call): Promise<Shot> {
+/** A screenshot, decoded unless its bytes equal `last`'s (then `last`'s pixels are reused). */
+async function shoot(call: Call, last?: Shot): Promise<Shot> {
   const png = await call.screenshot();
-  return { png, raw: await decode(png) };
+  return { png, raw: last?.png.equals(png) ? last.raw : await decode(png) };
 }
 
 /**
@@ -39,8 +40,8 @@ export async function waitForStable(
       return last;
     }
     await call.deadline.sleep(STABLE_POLL_MS);
-    const next = await shoot(call);
-    const stable = next.png.equals(last.png) || sameOutside(next.raw, last.raw, masks);
+    const next = await shoot(call, last);
+    const stable = next.raw === last.raw || sameOutside(next.raw, last.raw, masks);
     if (stable && !(drawn && isUniformOutside(next.raw, masks))) return next;
     last = next;
   }

@@ -122,18 +122,14 @@ async function replayOrHeal(call: Call, key: string, stored: StoredTap, params: 
 
   let actual: RawImage | undefined;
   let diffRatio = 1;
+  let last: Buffer | undefined;
   const { png: screenshot, matched } = await pollForMatch(call, { until: pollUntil, healing }, async (png) => {
-    if (!rectFits(record.crop, call.device.screen.width, call.device.screen.height)) return false;
-    actual = await decodeRegion(png, record.crop);
-    ({ diffRatio } = await compare(expected, actual, { threshold: CROP_THRESHOLD }));
+    // An unchanged screen gives the same answer: skip decoding and comparing it again.
+    if (!last?.equals(png)) ({ actual, diffRatio } = await cropDiff(call, expected, record, png));
+    last = png;
     return diffRatio <= CROP_MAX_DIFF_RATIO;
   });
-  if (matched) {
-    await tapAt(call, record.point);
-    await call.config.store.touch(`${key}.json`);
-    call.finish("replayed");
-    return { outcome: "replayed", point: record.point, aiCalls: call.aiCalls };
-  }
+  if (matched) return replayed(call, key, record);
 
   const mismatch =
     `the stored crop at (${record.crop.x}, ${record.crop.y}) ${record.crop.width}x${record.crop.height} ` +
@@ -149,6 +145,21 @@ async function replayOrHeal(call: Call, key: string, stored: StoredTap, params: 
       `If the element moved or was restyled, run with { autoHeal: true } to let the model find it again and update ` +
       `${key}.json; if the prompt or verify no longer fits, reword it to learn a new value.`,
   );
+}
+
+/** The share of the stored crop's pixels that differ in `png` (1 when the crop does not fit the screen). */
+async function cropDiff(call: Call, expected: RawImage, record: TapRecord, png: Buffer) {
+  if (!rectFits(record.crop, call.device.screen.width, call.device.screen.height)) return { diffRatio: 1 };
+  const actual = await decodeRegion(png, record.crop);
+  const { diffRatio } = await compare(expected, actual, { threshold: CROP_THRESHOLD });
+  return { actual, diffRatio };
+}
+
+async function replayed(call: Call, key: string, record: TapRecord): Promise<TapResult> {
+  await tapAt(call, record.point);
+  await call.config.store.touch(`${key}.json`);
+  call.finish("replayed");
+  return { outcome: "replayed", point: record.point, aiCalls: call.aiCalls };
 }
 
 /** Ask the model for the element, tap its centre, check `verify`; returns what to store. */
@@ -217,7 +228,9 @@ async function learn(call: Call, key: string, params: Omit<TapParams, "autoHeal"
       existing.image,
     );
   } else {
-    await createRecord(call.config.store, key, record, located.image);
+    const created = await createRecord(call.config.store, key, record, located.image);
+    // Only possible when another run held a lock that went stale: its value stays, ours is not stored.
+    if (!created) call.note("another run stored this tap at the same time; its value was kept");
   }
   call.finish("learned");
   return { outcome: "learned", point: located.point, aiCalls: call.aiCalls };
@@ -233,6 +246,16 @@ async function heal(
 ): Promise<TapResult> {
   const release = await call.config.store.lock(key, { deadline: call.deadline.end, signal: call.deadline.signal });
   try {
+    // A parallel run may have healed it while this one waited for the lock: use its value when it matches.
+    const current = await readRecord(call.config.store, key, TapRecordSchema);
+    if (current && current.record.storedAt !== stored.record.storedAt) {
+      const { diffRatio } = await cropDiff(call, await decode(current.image), current.record, await call.screenshot());
+      if (diffRatio <= CROP_MAX_DIFF_RATIO) {
+        call.note("healed by a parallel run");
+        return await replayed(call, key, current.record);
+      }
+      stored = current;
+    }
     const fresh = await settledScreenshot(call);
     const located = await locateAndTap(call, fresh, params, stored.image);
     if (!located.found) {

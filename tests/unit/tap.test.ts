@@ -245,6 +245,26 @@ test("autoHeal does not wait out half a long budget once the screen has stopped 
   expect(device.screenshots).toBeLessThan(40);
 });
 
+test("two runs healing one moved element at once make one locate call; the second replays the heal", async () => {
+  const a = new FakeDevice(cartScene());
+  setup(a);
+  await api.tap(fakeDriver(a), "the checkout button");
+
+  a.scene = cartScene({ y: 420 });
+  const b = new FakeDevice(cartScene({ y: 420 }));
+  channel.delayMs = 300;
+  const results = await Promise.all([
+    api.tap(fakeDriver(a), "the checkout button", { autoHeal: true, timeout: 20_000 }),
+    api.tap(fakeDriver(b), "the checkout button", { autoHeal: true, timeout: 20_000 }),
+  ]);
+  expect(results.map((r) => r.outcome).sort()).toEqual(["healed", "replayed"]);
+  expect(channel.count("locate")).toBe(2);
+  expect(logs.find((l) => l.outcome === "replayed")!.detail).toMatch(/healed by a parallel run/);
+  const [file] = await storedTaps();
+  // The history still shows the original value as the previous one.
+  expect((await readTap(file!)).previous?.point).toEqual({ x: 180, y: 548 });
+});
+
 test("autoHeal never heals away a removed element", async () => {
   const device = new FakeDevice(cartScene());
   setup(device);

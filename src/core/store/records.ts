@@ -91,13 +91,16 @@ export async function readRecord<S extends z.ZodType<{ imageSha256: string }>>(
     try {
       parsed = JSON.parse(json.toString("utf8"));
     } catch (error) {
-      throw new StoreError(`${store.location}/${key}.json is not valid JSON: ${(error as Error).message}`);
+      throw new StoreError(`${store.location}/${key}.json is not valid JSON: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     const result = schema.safeParse(parsed);
     if (!result.success) {
       throw new StoreError(
         `${store.location}/${key}.json is not a valid record: ${describeZodError(result.error)}. ` +
           `Restore it from git or delete it to learn it again.`,
+        { cause: result.error },
       );
     }
     const image = await store.read(`${key}.png`);
