@@ -16,8 +16,14 @@ export interface RawImage {
 /** An integer rectangle inside an image. */
 export type Rect = Box;
 
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
 /** Width and height of a PNG (or JPEG) without decoding its pixels. */
 export async function imageSize(image: Buffer): Promise<{ width: number; height: number }> {
+  // Every screenshot passes here: read a PNG's IHDR chunk directly rather than starting a sharp pipeline.
+  if (image.length >= 24 && image.subarray(0, 8).equals(PNG_SIGNATURE) && image.toString("latin1", 12, 16) === "IHDR") {
+    return { width: image.readUInt32BE(16), height: image.readUInt32BE(20) };
+  }
   const meta = await sharp(image).metadata();
   if (!meta.width || !meta.height) throw new Error("The image has no size: is it a PNG?");
   return { width: meta.width, height: meta.height };
