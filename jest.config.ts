@@ -9,6 +9,7 @@ const config: Config = {
   },
   testMatch: ["<rootDir>/tests/**/*.test.ts"],
   testTimeout: 60_000,
+  reporters: ["default", "<rootDir>/tests/support/summary-reporter.cjs"],
 };
 
 export default config;
