@@ -7,6 +7,7 @@ import { DeviceError } from "../../../src/core/errors.js";
 import { imageSize } from "../../../src/core/images.js";
 import type { PhoneProfile } from "./profiles.js";
 import type { Browser } from "webdriverio";
+import { tapActions } from "../../../src/core/adapter-kit.js";
 
 /** What the page reports about its viewport. */
 export interface Viewport {
@@ -98,20 +99,8 @@ export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
   };
 }
 
-/** A W3C touch tap at a point in CSS pixels of the viewport. */
+/** A W3C touch tap at a point in CSS pixels of the viewport: the same action the Appium adapters send. */
 export async function touchTap(driver: Browser, x: number, y: number): Promise<void> {
-  await driver.performActions([
-    {
-      type: "pointer",
-      id: "finger1",
-      parameters: { pointerType: "touch" },
-      actions: [
-        { type: "pointerMove", duration: 0, origin: "viewport", x, y },
-        { type: "pointerDown", button: 0 },
-        { type: "pause", duration: 50 },
-        { type: "pointerUp", button: 0 },
-      ],
-    },
-  ]);
+  await driver.performActions(tapActions(x, y));
   await driver.releaseActions();
 }
