@@ -36,6 +36,13 @@ describe("deviceSlug", () => {
   ])("%p %p -> %p", (model, osVersion, slug) => {
     expect(deviceSlug({ model, osVersion })).toBe(slug);
   });
+
+  test("a landscape screen is its own device slug; portrait keeps the plain one", () => {
+    expect(deviceSlug({ model: "Google Pixel 7", osVersion: "14", orientation: "portrait" })).toBe("google-pixel-7_14");
+    expect(deviceSlug({ model: "Google Pixel 7", osVersion: "14", orientation: "landscape" })).toBe(
+      "google-pixel-7_14_landscape",
+    );
+  });
 });
 
 describe("promptHash", () => {

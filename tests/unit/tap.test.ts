@@ -317,6 +317,22 @@ test("a record made on another screen size is not replayed, and is replaced keep
   expect(record.previous?.point).toEqual({ x: 180, y: 548 });
 });
 
+test("portrait and landscape of one model are stored apart and both replay", async () => {
+  const portrait = new FakeDevice(cartScene());
+  setup(portrait);
+  await api.tap(fakeDriver(portrait), "the checkout button");
+
+  const landscape = new FakeDevice(cartScene({ x: 300, y: 250 }), { width: 640, height: 360 });
+  setup(landscape);
+  expect((await api.tap(fakeDriver(landscape), "the checkout button")).outcome).toBe("learned");
+  expect((await storedTaps()).map((f) => f.split("/")[1])).toEqual(["fake-phone-1_14", "fake-phone-1_14_landscape"]);
+
+  portrait.scene = cartScene();
+  landscape.scene = cartScene({ x: 300, y: 250 });
+  expect((await api.tap(fakeDriver(portrait), "the checkout button")).outcome).toBe("replayed");
+  expect((await api.tap(fakeDriver(landscape), "the checkout button")).outcome).toBe("replayed");
+});
+
 test("two concurrent learners on one device model make one locate call", async () => {
   const a = new FakeDevice(cartScene());
   const b = new FakeDevice(cartScene());

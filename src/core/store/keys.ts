@@ -13,14 +13,20 @@ export function slugify(text: string, max = 60): string {
   return slug.slice(0, max).replace(/-+$/, "") || "x";
 }
 
-/** `google-pixel-7_14`, `iphone-15-pro_17.5`: model slug and OS version. */
-export function deviceSlug(device: Pick<DeviceDescription, "model" | "osVersion">): string {
+/**
+ * `google-pixel-7_14`, `iphone-15-pro_17.5`: model slug and OS version. A landscape screen gets
+ * `_landscape` (`google-pixel-7_14_landscape`): its layout differs, so its taps and baselines are
+ * stored apart instead of replacing the portrait ones on every rotation.
+ */
+export function deviceSlug(
+  device: Pick<DeviceDescription, "model" | "osVersion"> & { orientation?: DeviceDescription["orientation"] },
+): string {
   const os =
     device.osVersion
       .toLowerCase()
       .replace(/[^a-z0-9.]+/g, "-")
       .replace(/^-+|-+$/g, "") || "x";
-  return `${slugify(device.model)}_${os}`;
+  return `${slugify(device.model)}_${os}${device.orientation === "landscape" ? "_landscape" : ""}`;
 }
 
 /** Ten hex digits of SHA-256 over the exact prompt and verify text: a stored tap belongs to both. */
