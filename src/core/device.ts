@@ -73,6 +73,20 @@ export interface DeviceAdapter {
   tap(driver: unknown, point: Point, device: DeviceDescription): Promise<void>;
 }
 
+/** Whether a value stored on `was` can be used on `now`: same screen size and orientation. */
+export function sameScreen(was: DeviceDescription, now: DeviceDescription): boolean {
+  return (
+    was.screen.width === now.screen.width &&
+    was.screen.height === now.screen.height &&
+    was.orientation === now.orientation
+  );
+}
+
+/** `1179x2556 portrait`, for messages. */
+export function screenOf(device: DeviceDescription): string {
+  return `${device.screen.width}x${device.screen.height} ${device.orientation}`;
+}
+
 /** Apply the run's target over what the adapter read. */
 export function applyTarget(device: DeviceDescription, target: Target | undefined): DeviceDescription {
   if (!target) return device;

@@ -5,7 +5,7 @@
  */
 import { Call, toAiImage } from "./call.js";
 import { BoxSchema, type Box, type Reference } from "./contract.js";
-import type { DeviceDescription } from "./device.js";
+import { sameScreen, screenOf, type DeviceDescription } from "./device.js";
 import {
   AiAnswerError,
   InputError,
@@ -168,22 +168,10 @@ export async function runScreenshot(call: Call, params: ScreenshotParams): Promi
 async function readBaseline(call: Call, key: string, device: DeviceDescription, noteSkip = true) {
   const stored = await readRecord(call.config.store, key, BaselineRecordSchema);
   if (!stored) return { usable: null, otherScreen: null };
-  if (fitsScreen(stored.record.device, device)) return { usable: stored, otherScreen: null };
+  if (sameScreen(stored.record.device, device)) return { usable: stored, otherScreen: null };
   if (noteSkip)
     call.note(`stored baseline ${screenOf(stored.record.device)}, this one is ${screenOf(device)}: not compared`);
   return { usable: null, otherScreen: stored };
-}
-
-function fitsScreen(was: DeviceDescription, now: DeviceDescription): boolean {
-  return (
-    was.screen.width === now.screen.width &&
-    was.screen.height === now.screen.height &&
-    was.orientation === now.orientation
-  );
-}
-
-function screenOf(device: DeviceDescription): string {
-  return `${device.screen.width}x${device.screen.height} ${device.orientation}`;
 }
 
 function notStored(call: Call, key: string, params: ScreenshotParams, otherScreen: StoredBaseline | null) {

@@ -4,7 +4,7 @@
  */
 import { Call, toAiImage } from "./call.js";
 import type { Box } from "./contract.js";
-import type { DeviceDescription, Point } from "./device.js";
+import { sameScreen, screenOf, type DeviceDescription, type Point } from "./device.js";
 import {
   AiAnswerError,
   ElementNotFoundError,
@@ -65,8 +65,8 @@ export async function runTap(call: Call, { prompt, verify, autoHeal }: TapParams
   const key = tapKey(device.platform, call.deviceSlug, prompt, verify);
   call.key = key;
 
-  let stored = await readCompatible(call, key, device);
-  if (stored) return replayOrHeal(call, key, stored, { prompt, verify, autoHeal });
+  const first = await readCompatible(call, key, device);
+  if (first.usable) return replayOrHeal(call, key, first.usable, { prompt, verify, autoHeal });
 
   if (call.config.mode === "replay") {
     throw new NotStoredError(
@@ -79,38 +79,32 @@ export async function runTap(call: Call, { prompt, verify, autoHeal }: TapParams
 
   // One learner per key: parallel runs of this device wait here, then replay what it stored.
   const release = await store.lock(key, { deadline: call.deadline.end, signal: call.deadline.signal });
+  let stored: StoredTap;
   try {
-    stored = await readCompatible(call, key, device, false);
-    if (stored) {
-      call.note("learned by a parallel run");
-    } else {
-      return await learn(call, key, { prompt, verify });
-    }
+    const { usable, otherScreen } = await readCompatible(call, key, device, false);
+    if (!usable) return await learn(call, key, { prompt, verify }, otherScreen);
+    call.note("learned by a parallel run");
+    stored = usable;
   } finally {
     await release();
   }
   return replayOrHeal(call, key, stored, { prompt, verify, autoHeal });
 }
 
-/** The stored record, unless it was made on another screen size or orientation (then `null`, noted). */
+/**
+ * The stored record as `usable`, or as `otherScreen` when it was made on another screen size or
+ * orientation (not replayed, noted in the log).
+ */
 async function readCompatible(call: Call, key: string, device: DeviceDescription, noteSkip = true) {
   const stored = await readRecord(call.config.store, key, TapRecordSchema);
-  if (!stored) return null;
-  const was = stored.record.device;
-  if (
-    was.screen.width !== device.screen.width ||
-    was.screen.height !== device.screen.height ||
-    was.orientation !== device.orientation
-  ) {
-    if (noteSkip) {
-      call.note(
-        `stored tap was made on a ${was.screen.width}x${was.screen.height} ${was.orientation} screen, ` +
-          `this one is ${device.screen.width}x${device.screen.height} ${device.orientation}: not replayed`,
-      );
-    }
-    return null;
+  if (!stored) return { usable: null, otherScreen: null };
+  if (sameScreen(stored.record.device, device)) return { usable: stored, otherScreen: null };
+  if (noteSkip) {
+    call.note(
+      `stored tap was made on a ${screenOf(stored.record.device)} screen, this one is ${screenOf(device)}: not replayed`,
+    );
   }
-  return stored;
+  return { usable: null, otherScreen: stored };
 }
 
 async function replayOrHeal(call: Call, key: string, stored: StoredTap, params: TapParams): Promise<TapResult> {
@@ -191,7 +185,13 @@ async function settledScreenshot(call: Call): Promise<Buffer> {
   return (await waitForStable(call, until, systemBarMasks(call.device), true)).png;
 }
 
-async function learn(call: Call, key: string, params: Omit<TapParams, "autoHeal">): Promise<TapResult> {
+/** Learn the tap; `otherScreen` is the record made on another screen size, replaced keeping it as previous. */
+async function learn(
+  call: Call,
+  key: string,
+  params: Omit<TapParams, "autoHeal">,
+  otherScreen: StoredTap | null,
+): Promise<TapResult> {
   const screenshot = await settledScreenshot(call);
   const located = await locateAndTap(call, screenshot, params);
   if (!located.found) {
@@ -217,15 +217,13 @@ async function learn(call: Call, key: string, params: Omit<TapParams, "autoHeal"
     storedAt: now,
     createdAt: now,
   };
-  const existing = await readRecord(call.config.store, key, TapRecordSchema);
-  if (existing) {
-    // A record for another screen size or orientation: replace it, keeping it as the previous value.
+  if (otherScreen) {
     await replaceRecord(
       call.config.store,
       key,
-      { ...record, previous: valueOf(existing.record) },
+      { ...record, previous: valueOf(otherScreen.record) },
       located.image,
-      existing.image,
+      otherScreen.image,
     );
   } else {
     const created = await createRecord(call.config.store, key, record, located.image);
