@@ -92,13 +92,21 @@ export function resetConfig(): void {
   configured = {};
 }
 
-/** Builds a channel from environment variables (`TAPSHOT_PROVIDER`...); registered by the entries. */
-export type EnvChannelFactory = (env: NodeJS.ProcessEnv) => AiChannel | undefined;
-let envChannelFactory: EnvChannelFactory | undefined;
-let envChannel: { key: string; channel: AiChannel | undefined } | undefined;
+/**
+ * Where a call gets its model channel when `configureAi` set none: the platform entries register
+ * the providers' environment reader (`tapshot/providers`), so core knows no provider or variable.
+ */
+export interface DefaultChannel {
+  /** The channel, `undefined` when nothing is configured; throws a ConfigError when a setting is wrong. */
+  channel(): AiChannel | undefined;
+  /** One sentence on how to configure it, appended to the "no channel" error. */
+  howToConfigure: string;
+}
+let defaultChannel: DefaultChannel | undefined;
 
-export function registerEnvChannelFactory(factory: EnvChannelFactory): void {
-  envChannelFactory = factory;
+/** Register the default channel (the platform entries do; a runner may replace it). */
+export function registerDefaultChannel(source: DefaultChannel | undefined): void {
+  defaultChannel = source;
 }
 
 const stores = new Map<string, Store>();
@@ -116,39 +124,15 @@ export interface ResolvedConfig {
   channel(): AiChannel;
 }
 
-const ENV_KEYS = [
-  "TAPSHOT_PROVIDER",
-  "TAPSHOT_MODEL",
-  "GEMINI_API_KEY",
-  "GOOGLE_API_KEY",
-  "GOOGLE_GENAI_USE_VERTEXAI",
-  "GOOGLE_CLOUD_PROJECT",
-  "OPENAI_API_KEY",
-  "OPENAI_BASE_URL",
-  "AZURE_OPENAI_API_KEY",
-  "AZURE_OPENAI_ENDPOINT",
-  "AZURE_OPENAI_DEPLOYMENT",
-  "OPENAI_API_VERSION",
-  "GOOGLE_CLOUD_LOCATION",
-  "GOOGLE_GEMINI_BASE_URL",
-  "TAPSHOT_COORDINATES",
-  "TAPSHOT_REFINE",
-  "TAPSHOT_OCR_FALLBACK",
-];
-
-function channelFromEnv(): AiChannel | undefined {
-  if (!envChannelFactory) return undefined;
-  const key = ENV_KEYS.map((k) => process.env[k] ?? "").join("\u0000");
-  if (envChannel?.key !== key) envChannel = { key, channel: envChannelFactory(process.env) };
-  return envChannel.channel;
+/** The "no channel" error's text; `howToConfigure` comes from the registered default channel. */
+export function noChannelMessage(howToConfigure = ""): string {
+  return (
+    "No model channel is configured, and this call needs a model (nothing is stored for it yet, or autoHeal is " +
+    "re-learning it). Configure one: call configureAi({ channel: gemini() }) from tapshot/runner with a provider " +
+    `from tapshot/providers${howToConfigure ? `, or ${howToConfigure}` : ""}. ` +
+    'To run without a model, commit the stored values under storage/_ai_/ and use mode "replay".'
+  );
 }
-
-export const NO_CHANNEL_MESSAGE =
-  "No model channel is configured, and this call needs a model (nothing is stored for it yet, or autoHeal is " +
-  "re-learning it). " +
-  "Configure one: call configureAi({ channel: gemini() }) from tapshot/runner with a provider from tapshot/providers, " +
-  "or set TAPSHOT_PROVIDER=gemini with GEMINI_API_KEY (or TAPSHOT_PROVIDER=openai with OPENAI_API_KEY). " +
-  'To run without a model, commit the stored values under storage/_ai_/ and use mode "replay".';
 
 /** An environment variable, with an empty value read as unset (`TAPSHOT_MODE= npm test`). */
 function envVar(name: string): string | undefined {
@@ -200,8 +184,8 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
     // With results switched off and no runner reporter, failures name no files.
     reportArtifact: configured.reportArtifact ?? (resultsDir ? fileReporter(resultsDir) : () => undefined),
     channel() {
-      const channel = configured.channel ?? channelFromEnv();
-      if (!channel) throw new ConfigError(NO_CHANNEL_MESSAGE);
+      const channel = configured.channel ?? defaultChannel?.channel();
+      if (!channel) throw new ConfigError(noChannelMessage(defaultChannel?.howToConfigure));
       return channel;
     },
   };

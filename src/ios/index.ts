@@ -7,12 +7,12 @@
  * await ai.expect(driver).toMatchScreenshot("cart-page", "the cart with 2 items; prices may differ");
  * ```
  */
-import { registerEnvChannelFactory } from "../core/config.js";
+import { registerDefaultChannel } from "../core/config.js";
 import { createPlatformApi } from "../core/engine.js";
-import { channelFromEnv } from "../providers/env.js";
+import { envDefaultChannel } from "../providers/env.js";
 import { iosAdapter } from "./adapter.js";
 
-registerEnvChannelFactory(channelFromEnv);
+registerDefaultChannel(envDefaultChannel());
 
 const api = createPlatformApi(iosAdapter);
 

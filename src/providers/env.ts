@@ -1,8 +1,9 @@
 /**
  * A channel from environment variables, for runs without `configureAi`. The platform
- * entries register {@link channelFromEnv}. Errors name the variable to set and never
+ * entries register {@link envDefaultChannel}. Errors name the variable to set and never
  * print a value.
  */
+import type { DefaultChannel } from "../core/config.js";
 import type { AiChannel } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import { azureOpenai } from "./azure.js";
@@ -144,4 +145,42 @@ export function channelFromEnv(env: NodeJS.ProcessEnv): AiChannel | undefined {
       });
     }
   }
+}
+
+/** Every variable {@link channelFromEnv} reads: the channel is rebuilt when one of them changes. */
+const ENV_KEYS = [
+  "TAPSHOT_PROVIDER",
+  "TAPSHOT_MODEL",
+  "TAPSHOT_COORDINATES",
+  "TAPSHOT_REFINE",
+  "TAPSHOT_OCR_FALLBACK",
+  "GEMINI_API_KEY",
+  "GOOGLE_API_KEY",
+  "GOOGLE_GENAI_USE_VERTEXAI",
+  "GOOGLE_CLOUD_PROJECT",
+  "GOOGLE_CLOUD_LOCATION",
+  "GOOGLE_GEMINI_BASE_URL",
+  "OPENAI_API_KEY",
+  "OPENAI_BASE_URL",
+  "AZURE_OPENAI_API_KEY",
+  "AZURE_OPENAI_ENDPOINT",
+  "AZURE_OPENAI_DEPLOYMENT",
+  "OPENAI_API_VERSION",
+];
+
+/**
+ * The default channel the platform entries register: {@link channelFromEnv} over `process.env`,
+ * built once and rebuilt when a variable it reads changes.
+ */
+export function envDefaultChannel(env: NodeJS.ProcessEnv = process.env): DefaultChannel {
+  let built: { key: string; channel: AiChannel | undefined } | undefined;
+  return {
+    channel() {
+      const key = ENV_KEYS.map((k) => env[k] ?? "").join("\u0000");
+      if (built?.key !== key) built = { key, channel: channelFromEnv(env) };
+      return built.channel;
+    },
+    howToConfigure:
+      "set TAPSHOT_PROVIDER=gemini with GEMINI_API_KEY (or TAPSHOT_PROVIDER=openai with OPENAI_API_KEY; see docs/providers.md)",
+  };
 }
