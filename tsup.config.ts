@@ -7,6 +7,8 @@ export default defineConfig([
       "ios/index": "src/ios/index.ts",
       "runner/index": "src/runner/index.ts",
       "providers/index": "src/providers/index.ts",
+      "adapter/index": "src/adapter/index.ts",
+      "images/index": "src/images/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

@@ -1,5 +1,5 @@
 /**
- * The Android device adapter (DESIGN.md section 3) for Appium UiAutomator2 and Espresso
+ * The Android device adapter (docs/design.md section 2) for Appium UiAutomator2 and Espresso
  * sessions. Android taps are in pixels, so the scale is usually 1.
  */
 import { appiumAdapter } from "../core/adapter-kit.js";

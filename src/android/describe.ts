@@ -24,9 +24,8 @@ import {
   windowRect,
   type AppiumSession,
   type Reading,
-  type Rect,
-  type Size,
 } from "../core/adapter-kit.js";
+import type { Rect, Size } from "../core/geometry.js";
 import { barInsets, mergeInsets, NO_INSETS, parseBar } from "./system-bars.js";
 
 /** Model used when no source names the device; `configureAi({ target })` should then name it. */

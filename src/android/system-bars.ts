@@ -3,7 +3,8 @@
  * Frames come from `mobile: getSystemBars` (window frames in display pixels).
  */
 import type { Insets } from "../core/device.js";
-import { nonNegative, type Rect, type Size } from "../core/adapter-kit.js";
+import { nonNegative } from "../core/adapter-kit.js";
+import type { Rect, Size } from "../core/geometry.js";
 
 /** One bar as `mobile: getSystemBars` reports it. */
 export interface BarFrame extends Rect {

@@ -4,8 +4,9 @@
  * order with notes, and the W3C touch action of a tap. Platform details live in the adapters.
  */
 import type { Browser } from "webdriverio";
-import type { AdapterNote, DeviceAdapter, DeviceDescription, Insets, Platform, Point } from "./device.js";
+import type { AdapterNote, DeviceAdapter, DeviceDescription, DeviceSession, Insets, Platform } from "./device.js";
 import { DeviceError } from "./errors.js";
+import type { Point, Rect, Size } from "./geometry.js";
 import { imageSize } from "./images.js";
 
 /** The part of a WebdriverIO 9 `Browser` (an Appium session) the adapters call. */
@@ -113,18 +114,6 @@ export function sizeOf(value: unknown): Size | undefined {
 export function parseSizeText(value: unknown): Size | undefined {
   const match = typeof value === "string" ? /^\s*(\d+)\s*x\s*(\d+)\s*$/i.exec(value) : null;
   return match ? sizeOf({ width: Number(match[1]), height: Number(match[2]) }) : undefined;
-}
-
-/** A width and height. */
-export interface Size {
-  width: number;
-  height: number;
-}
-
-/** A rectangle; x/y may be 0. */
-export interface Rect extends Size {
-  x: number;
-  y: number;
 }
 
 /** A size turned to the orientation of `like` (drivers may report the natural orientation). */
@@ -305,25 +294,6 @@ export async function performTap(driver: AppiumSession, at: Point): Promise<void
   }
 }
 
-/**
- * Tap bounds per session, in tap units, remembered by `describe` for `tap`
- * (keyed by the screen size they were read for, so a rotation invalidates them).
- */
-export class TapBounds {
-  private readonly bounds = new WeakMap<object, { screen: Size; rect: Rect }>();
-
-  remember(driver: object, screen: Size, rect: Rect): void {
-    this.bounds.set(driver, { screen, rect });
-  }
-
-  /** The remembered bounds for this screen size, else the whole screen in tap units. */
-  for(driver: object, screen: Size, scale: number): Rect {
-    const known = this.bounds.get(driver);
-    if (known && known.screen.width === screen.width && known.screen.height === screen.height) return known.rect;
-    return { x: 0, y: 0, width: screen.width / scale, height: screen.height / scale };
-  }
-}
-
 /** What a platform's describe returns: the description and where taps may land (tap units). */
 export interface Reading {
   device: DeviceDescription;
@@ -331,32 +301,30 @@ export interface Reading {
 }
 
 /**
- * A DeviceAdapter over Appium sessions of one platform: session checks, PNG screenshots,
- * and taps converted to tap units with `device.scale` and clamped into the bounds `describe` read.
+ * A DeviceAdapter over Appium sessions of one platform: session checks, PNG screenshots, and
+ * taps converted to tap units with the device's scale and clamped into the bounds `describe` read.
  */
 export function appiumAdapter(
   need: SessionRequirement,
   describe: (driver: AppiumSession, note: AdapterNote) => Promise<Reading>,
 ): DeviceAdapter {
-  const bounds = new TapBounds();
-  const session = (driver: unknown): AppiumSession => {
-    assertAppiumSession(driver, need);
-    return driver;
-  };
   return {
     platform: need.platform,
-    assertDriver(driver) {
-      session(driver);
-    },
-    async describe(driver, note) {
-      const { device, tapBounds } = await describe(session(driver), note);
-      bounds.remember(driver as object, device.screen, tapBounds);
-      return device;
-    },
-    screenshot: (driver) => takePng(session(driver)),
-    async tap(driver, point, device) {
-      const at = toTapUnits(point, device.scale, bounds.for(driver as object, device.screen, device.scale));
-      await performTap(session(driver), at);
+    open(driver): DeviceSession {
+      assertAppiumSession(driver, need);
+      // What the last describe read; a tap uses the bounds read for the device it was given.
+      let last: Reading | undefined;
+      return {
+        async describe(note) {
+          last = await describe(driver, note);
+          return last.device;
+        },
+        screenshot: () => takePng(driver),
+        async tap(point) {
+          if (!last) throw new DeviceError("tap before describe: the engine describes a session before it taps.");
+          await performTap(driver, toTapUnits(point, last.device.scale, last.tapBounds));
+        },
+      };
     },
   };
 }

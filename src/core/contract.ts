@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { AiAnswerError } from "./errors.js";
+import type { Rect } from "./geometry.js";
 
 /** An image sent to a model: base64 data plus its size in pixels. */
 export const AiImageSchema = z.object({
@@ -24,7 +25,7 @@ export const BoxSchema = z.object({
   height: z.number().finite().positive(),
 });
 /** A rectangle in pixels of the image it refers to; `x`/`y` is the top-left corner. */
-export type Box = z.infer<typeof BoxSchema>;
+export type Box = Rect;
 
 /** Tokens a provider spent on one answer, when it knows. */
 export const UsageSchema = z.object({

@@ -23,6 +23,20 @@ function abortError(signal: AbortSignal): Error {
   return new AbortedError("The call was aborted by its signal.", { cause: signal.reason });
 }
 
+/**
+ * How a call divides the budget it has left (docs/design.md section 8): the named shares are
+ * the only places a flow waits less than the whole deadline, so the model is never starved.
+ */
+export const BUDGET_SPLIT = {
+  /** A replay or comparison that may heal waits this share for a match, keeping the rest for the model. */
+  matchBeforeHeal: 1 / 2,
+  /** Waiting for the screen to settle before a model looks at it. */
+  settleBeforeModel: 1 / 3,
+} as const;
+
+/** A named share of the remaining budget. */
+export type BudgetShare = keyof typeof BUDGET_SPLIT;
+
 /** The deadline of one call: an end time and a signal that aborts at it or when the caller aborts. */
 export class Deadline {
   readonly end: number;
@@ -54,6 +68,11 @@ export class Deadline {
   /** Milliseconds left, never negative. */
   remaining(): number {
     return Math.max(0, this.end - Date.now());
+  }
+
+  /** The time at which `share` of what is left now will have passed. */
+  after(share: BudgetShare): number {
+    return Date.now() + this.remaining() * BUDGET_SPLIT[share];
   }
 
   expired(): boolean {

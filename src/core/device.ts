@@ -1,8 +1,11 @@
 /**
- * The device seam: what the engine needs to know about the phone under test and
- * the three things it asks a platform adapter to do.
+ * The device seam (docs/design.md section 2): what the engine knows about the phone under
+ * test, and the three things it asks of one device session.
  */
 import { z } from "zod";
+import type { Point } from "./geometry.js";
+
+export type { Point, Rect, Size } from "./geometry.js";
 
 export const PlatformSchema = z.enum(["android", "ios"]);
 /** The platform of a device. */
@@ -36,12 +39,6 @@ export const DeviceDescriptionSchema = z.object({
 /** What the engine knows about the device under test; stored in every record. */
 export type DeviceDescription = z.infer<typeof DeviceDescriptionSchema>;
 
-/** A point in screenshot pixels. */
-export interface Point {
-  x: number;
-  y: number;
-}
-
 export const TargetSchema = z
   .object({
     platform: PlatformSchema.optional(),
@@ -59,18 +56,31 @@ export type Target = z.infer<typeof TargetSchema>;
 export type AdapterNote = (message: string) => void;
 
 /**
- * A platform adapter. `describe` may be called often: adapters cache per session.
- * `driver` is a WebdriverIO `Browser`; adapters check it and fail with a clear error.
+ * One device under one driver session, opened once per session by {@link DeviceAdapter.open}.
+ * The engine caches the description it returns and describes again when the screenshot size
+ * changes (a rotation), so a session may keep what it read for `tap` (for example tap bounds).
+ */
+export interface DeviceSession {
+  /** Read the device. `note` takes a line for the call's log (a source that failed, a fallback used). */
+  describe(note: AdapterNote): Promise<DeviceDescription>;
+  /** A PNG screenshot of the whole screen. */
+  screenshot(): Promise<Buffer>;
+  /** Tap at a point in screenshot pixels of the screen last described; the session converts to its tap units. */
+  tap(point: Point): Promise<void>;
+}
+
+/**
+ * A platform adapter: turns a driver (for the Appium adapters, a WebdriverIO `Browser`) into a
+ * {@link DeviceSession}. Pass one to `createPlatformApi` (entry `tapshot/adapter`) to drive
+ * another kind of device.
  */
 export interface DeviceAdapter {
   readonly platform: Platform;
-  /** Throw a DeviceError when `driver` is not an Appium session this adapter can drive. */
-  assertDriver(driver: unknown): void;
-  describe(driver: unknown, note: AdapterNote): Promise<DeviceDescription>;
-  /** A PNG screenshot of the whole screen. */
-  screenshot(driver: unknown): Promise<Buffer>;
-  /** Tap at a point in screenshot pixels; the adapter converts to its tap units. */
-  tap(driver: unknown, point: Point, device: DeviceDescription): Promise<void>;
+  /**
+   * Check `driver` and open its session. Called once per driver object (the engine keeps the
+   * session); throws a DeviceError that says what was found and what is expected.
+   */
+  open(driver: unknown): DeviceSession;
 }
 
 /** Whether a value stored on `was` can be used on `now`: same screen size and orientation. */

@@ -4,7 +4,7 @@
  */
 import pixelmatch from "pixelmatch";
 import sharp from "sharp";
-import type { Box } from "./contract.js";
+import type { Rect, Size } from "./geometry.js";
 
 /** Decoded RGBA pixels. */
 export interface RawImage {
@@ -13,13 +13,10 @@ export interface RawImage {
   height: number;
 }
 
-/** An integer rectangle inside an image. */
-export type Rect = Box;
-
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** Width and height of a PNG (or JPEG) without decoding its pixels. */
-export async function imageSize(image: Buffer): Promise<{ width: number; height: number }> {
+export async function imageSize(image: Buffer): Promise<Size> {
   // Every screenshot passes here: read a PNG's IHDR chunk directly rather than starting a sharp pipeline.
   if (image.length >= 24 && image.subarray(0, 8).equals(PNG_SIGNATURE) && image.toString("latin1", 12, 16) === "IHDR") {
     return { width: image.readUInt32BE(16), height: image.readUInt32BE(20) };
@@ -78,7 +75,7 @@ export async function resizeToFit(
 }
 
 /** Round a box outward to whole pixels, padded by `pad`, clamped to `width` x `height`. */
-export function toRect(box: Box, width: number, height: number, pad = 0): Rect {
+export function toRect(box: Rect, width: number, height: number, pad = 0): Rect {
   const x0 = Math.max(0, Math.floor(box.x - pad));
   const y0 = Math.max(0, Math.floor(box.y - pad));
   const x1 = Math.min(width, Math.ceil(box.x + box.width + pad));

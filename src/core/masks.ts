@@ -5,7 +5,8 @@
  */
 import type { Box } from "./contract.js";
 import type { DeviceDescription } from "./device.js";
-import type { RawImage, Rect } from "./images.js";
+import type { Rect } from "./geometry.js";
+import type { RawImage } from "./images.js";
 
 /** The status bar and the navigation bar / home indicator (on any side in landscape), as rectangles. */
 export function systemBarMasks(device: Pick<DeviceDescription, "screen" | "insets">): Rect[] {

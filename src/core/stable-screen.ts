@@ -1,6 +1,7 @@
 /** Waiting for the screen to stop changing before a model looks at it or a baseline is stored. */
 import type { Call } from "./call.js";
-import { decode, type RawImage, type Rect } from "./images.js";
+import type { Rect } from "./geometry.js";
+import { decode, type RawImage } from "./images.js";
 import { isUniformOutside, sameOutside } from "./masks.js";
 
 const STABLE_POLL_MS = 100;
@@ -21,17 +22,25 @@ async function shoot(call: Call, last?: Shot): Promise<Shot> {
   return { png, raw: last?.png.equals(png) ? last.raw : await decode(png) };
 }
 
+/** How {@link waitForStable} waits. */
+export interface StableWait {
+  /** Give up at this time and use the last screenshot (noted as unsettled). */
+  until: number;
+  /** Regions whose changes are not motion (system bars, varying content). */
+  masks: Rect[];
+  /** Count a blank screen (one colour outside the masks) as still loading. */
+  requireDrawn: boolean;
+  /** A screenshot already taken, compared with the next. */
+  first?: Shot;
+}
+
 /**
- * Take screenshots until two consecutive ones are identical outside `masks` (a clock
+ * Take screenshots until two consecutive ones are identical outside the masks (a clock
  * tick is not motion), or `until` passes; then the last one, noted as unsettled.
- * With `drawn`, a blank screen (one colour outside the masks) counts as still loading.
  */
 export async function waitForStable(
   call: Call,
-  until: number,
-  masks: Rect[],
-  drawn: boolean,
-  first?: Shot,
+  { until, masks, requireDrawn: drawn, first }: StableWait,
 ): Promise<Shot> {
   let last = first ?? (await shoot(call));
   for (;;) {

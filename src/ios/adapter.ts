@@ -1,5 +1,5 @@
 /**
- * The iOS device adapter (DESIGN.md section 3) for Appium XCUITest sessions.
+ * The iOS device adapter (docs/design.md section 2) for Appium XCUITest sessions.
  * WebDriverAgent taps are in points: a point in screenshot pixels is divided by the scale.
  */
 import { appiumAdapter } from "../core/adapter-kit.js";

@@ -26,8 +26,8 @@ import {
   windowRect,
   type AppiumSession,
   type Reading,
-  type Size,
 } from "../core/adapter-kit.js";
+import type { Size } from "../core/geometry.js";
 
 /** Model used when no source names the device; `configureAi({ target })` should then name it. */
 export const UNKNOWN_IOS_MODEL = "Unknown iOS device";

@@ -20,4 +20,6 @@ export type { ChatCompletionsOptions, Coordinates, ImageDetail, ReasoningEffort 
 export type { CommonProviderOptions, ImageOptions, RetryOptions } from "./options.js";
 export { channelFromEnv, PROVIDER_NAMES } from "./env.js";
 export { ocr, OCR_MODEL, OCR_PACKAGES } from "./ocr/index.js";
+/** Load the local OCR engine ahead of the first request (a warm-up; benchmarks time it). */
+export { loadOcrEngine } from "./ocr/engine.js";
 export type { OcrOptions } from "./ocr/index.js";

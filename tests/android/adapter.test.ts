@@ -14,6 +14,9 @@ import {
   xcuitestScript,
   type DoubleScript,
 } from "../support/appium-driver-double.js";
+import { engineSessions } from "../support/engine-sessions.js";
+
+const android = engineSessions(androidAdapter);
 
 // A WebdriverIO Browser is what the adapters take: this line fails to compile if the session type drifts from it.
 export const browserIsASession: (browser: Browser) => AppiumSession = (browser) => browser;
@@ -21,7 +24,7 @@ export const browserIsASession: (browser: Browser) => AppiumSession = (browser) 
 async function describe_(script: DoubleScript) {
   const driver = new AppiumDriverDouble(script);
   const notes: string[] = [];
-  const device = await androidAdapter.describe(driver, (m) => notes.push(m));
+  const device = await android.describe(driver, (m) => notes.push(m));
   return { driver, device, notes };
 }
 
@@ -75,7 +78,7 @@ describe("android identity", () => {
 describe("android scale and taps", () => {
   test("the exact W3C action payload of a tap, then releaseActions", async () => {
     const { device, driver } = await describe_(uiautomator2Script());
-    await androidAdapter.tap(driver, { x: 540.4, y: 1199.6 }, device);
+    await android.tap(driver, { x: 540.4, y: 1199.6 }, device);
     expect(driver.actions).toEqual([
       [
         {
@@ -101,15 +104,15 @@ describe("android scale and taps", () => {
     expect(device.scale).toBe(1.5);
     expect(device.screen).toEqual({ width: 1080, height: 2400 });
     expect(notes.join("\n")).toMatch(/taps are scaled by 1\/1.5/);
-    await androidAdapter.tap(driver, { x: 540, y: 1200 }, device);
+    await android.tap(driver, { x: 540, y: 1200 }, device);
     expect(lastTap(driver)).toEqual({ x: 360, y: 800 });
   });
 
   test("taps are clamped into the window the driver reports", async () => {
     const { device, driver } = await describe_(uiautomator2Script({ windowExcludesNavigationBar: true }));
-    await androidAdapter.tap(driver, { x: 1200, y: 2390 }, device);
+    await android.tap(driver, { x: 1200, y: 2390 }, device);
     expect(lastTap(driver)).toEqual({ x: 1079, y: 2336 });
-    await androidAdapter.tap(driver, { x: -4, y: -1 }, device);
+    await android.tap(driver, { x: -4, y: -1 }, device);
     expect(lastTap(driver)).toEqual({ x: 0, y: 0 });
   });
 
@@ -118,9 +121,7 @@ describe("android scale and taps", () => {
     driver.performActions = async () => {
       throw w3cError("invalid argument", "Coordinate [x=1.0, y=2.0] is outside of element rect");
     };
-    await expect(androidAdapter.tap(driver, { x: 1, y: 2 }, device)).rejects.toThrow(
-      /tap at \(1, 2\) failed: Coordinate/,
-    );
+    await expect(android.tap(driver, { x: 1, y: 2 }, device)).rejects.toThrow(/tap at \(1, 2\) failed: Coordinate/);
   });
 });
 
@@ -133,7 +134,7 @@ describe("android landscape", () => {
       scale: 1,
       insets: { top: 118, bottom: 0, left: 0, right: 126 },
     });
-    await androidAdapter.tap(driver, { x: 2399, y: 1079 }, device);
+    await android.tap(driver, { x: 2399, y: 1079 }, device);
     expect(lastTap(driver)).toEqual({ x: 2273, y: 1079 });
   });
 
@@ -228,39 +229,39 @@ describe("android fallbacks", () => {
 describe("android sessions", () => {
   test("an XCUITest session is refused with a clear error", () => {
     const driver = new AppiumDriverDouble(xcuitestScript());
-    expect(() => androidAdapter.assertDriver(driver)).toThrow(DeviceError);
-    expect(() => androidAdapter.assertDriver(driver)).toThrow(/platformName is "iOS".*Use tapshot\/ios/);
+    expect(() => android.assertDriver(driver)).toThrow(DeviceError);
+    expect(() => android.assertDriver(driver)).toThrow(/platformName is "iOS".*Use tapshot\/ios/);
   });
 
   test("an object that is not a session names what it lacks", () => {
-    expect(() => androidAdapter.assertDriver({ capabilities: {} })).toThrow(
+    expect(() => android.assertDriver({ capabilities: {} })).toThrow(
       /needs a WebdriverIO Browser connected to an Appium UiAutomator2 or Espresso session; this object has no sessionId, execute/,
     );
-    expect(() => androidAdapter.assertDriver(undefined)).toThrow(/got undefined/);
+    expect(() => android.assertDriver(undefined)).toThrow(/got undefined/);
   });
 
   test("an Android session of another Appium driver is refused", () => {
     const script = uiautomator2Script();
     script.capabilities.automationName = "Flutter";
-    expect(() => androidAdapter.assertDriver(new AppiumDriverDouble(script))).toThrow(/automationName is "Flutter"/);
+    expect(() => android.assertDriver(new AppiumDriverDouble(script))).toThrow(/automationName is "Flutter"/);
   });
 
   test("a screenshot that is not a PNG is a DeviceError", async () => {
     const script = uiautomator2Script();
     script.screenshotBase64 = Buffer.from("not an image").toString("base64");
-    await expect(androidAdapter.screenshot(new AppiumDriverDouble(script))).rejects.toThrow(/not a PNG/);
+    await expect(android.screenshot(new AppiumDriverDouble(script))).rejects.toThrow(/not a PNG/);
   });
 });
 
 describe("android rotation", () => {
   test("a new describe after rotating gives landscape geometry and tap bounds", async () => {
     const driver = new AppiumDriverDouble(uiautomator2Script());
-    const portrait = await androidAdapter.describe(driver, () => undefined);
+    const portrait = await android.describe(driver, () => undefined);
     driver.script = uiautomator2Script({ orientation: "landscape", navigationBar: 126 });
-    const landscape = await androidAdapter.describe(driver, () => undefined);
+    const landscape = await android.describe(driver, () => undefined);
     expect([portrait.orientation, landscape.orientation]).toEqual(["portrait", "landscape"]);
     expect(landscape.insets.right).toBe(126);
-    await androidAdapter.tap(driver, { x: 2399, y: 1079 }, landscape);
+    await android.tap(driver, { x: 2399, y: 1079 }, landscape);
     expect(lastTap(driver)).toEqual({ x: 2273, y: 1079 });
   });
 });

@@ -12,11 +12,14 @@ import {
   xcuitestScript,
   type DoubleScript,
 } from "../support/appium-driver-double.js";
+import { engineSessions } from "../support/engine-sessions.js";
+
+const ios = engineSessions(iosAdapter);
 
 async function describe_(script: DoubleScript) {
   const driver = new AppiumDriverDouble(script);
   const notes: string[] = [];
-  const device = await iosAdapter.describe(driver, (m) => notes.push(m));
+  const device = await ios.describe(driver, (m) => notes.push(m));
   return { driver, device, notes };
 }
 
@@ -108,7 +111,7 @@ describe("ios identity and insets", () => {
 describe("ios scale and taps", () => {
   test("the exact W3C action payload of a tap, in points", async () => {
     const { device, driver } = await describe_(xcuitestScript());
-    await iosAdapter.tap(driver, { x: 600, y: 1500.4 }, device);
+    await ios.tap(driver, { x: 600, y: 1500.4 }, device);
     expect(driver.actions).toEqual([
       [
         {
@@ -129,7 +132,7 @@ describe("ios scale and taps", () => {
 
   test("taps are clamped into the screen in points", async () => {
     const { device, driver } = await describe_(xcuitestScript());
-    await iosAdapter.tap(driver, { x: 5000, y: -20 }, device);
+    await ios.tap(driver, { x: 5000, y: -20 }, device);
     expect(lastTap(driver)).toEqual({ x: 392, y: 0 });
   });
 
@@ -142,7 +145,7 @@ describe("ios scale and taps", () => {
     expect(notes.join("\n")).toMatch(
       /the app's window is 375x812 pt at 0,0, the screen 393x852 pt; taps use screen points/,
     );
-    await iosAdapter.tap(driver, { x: 1170, y: 2550 }, device);
+    await ios.tap(driver, { x: 1170, y: 2550 }, device);
     expect(lastTap(driver)).toEqual({ x: 390, y: 850 });
   });
 
@@ -194,7 +197,7 @@ describe("ios landscape", () => {
       // iPhones hide the status bar in landscape; the home indicator strip is 21 pt.
       insets: { top: 0, bottom: 63, left: 0, right: 0 },
     });
-    await iosAdapter.tap(driver, { x: 2555, y: 1178 }, device);
+    await ios.tap(driver, { x: 2555, y: 1178 }, device);
     expect(lastTap(driver)).toEqual({ x: 851, y: 392 });
   });
 
@@ -217,16 +220,14 @@ describe("ios fallbacks and sessions", () => {
 
   test("a UiAutomator2 session is refused with a clear error", () => {
     const driver = new AppiumDriverDouble(uiautomator2Script());
-    expect(() => iosAdapter.assertDriver(driver)).toThrow(DeviceError);
-    expect(() => iosAdapter.assertDriver(driver)).toThrow(
-      /Appium XCUITest session; this session's platformName is "Android"/,
-    );
+    expect(() => ios.assertDriver(driver)).toThrow(DeviceError);
+    expect(() => ios.assertDriver(driver)).toThrow(/Appium XCUITest session; this session's platformName is "Android"/);
   });
 
   test("a browser session that is not Appium iOS is refused", () => {
     const script = xcuitestScript();
     script.capabilities = { browserName: "chrome", "appium:automationName": "Chromium", platformName: "linux" };
-    expect(() => iosAdapter.assertDriver(new AppiumDriverDouble({ ...script, platform: "android" }))).toThrow(
+    expect(() => ios.assertDriver(new AppiumDriverDouble({ ...script, platform: "android" }))).toThrow(
       /platformName is "linux"/,
     );
   });
@@ -237,14 +238,14 @@ describe("ios rotation", () => {
   // `mobile: deviceScreenInfo` keeps answering what it read first, in the orientation of that moment.
   test("after rotating to landscape, a memoized portrait status bar is not used as the top inset", async () => {
     const driver = new AppiumDriverDouble(xcuitestScript());
-    await iosAdapter.describe(driver, () => undefined);
+    await ios.describe(driver, () => undefined);
     const memoized = driver.script.mobile["mobile: deviceScreenInfo"];
     driver.script = xcuitestScript({ orientation: "landscape" });
     driver.script.mobile["mobile: deviceScreenInfo"] = memoized;
     const notes: string[] = [];
-    const landscape = await iosAdapter.describe(driver, (m) => notes.push(m));
+    const landscape = await ios.describe(driver, (m) => notes.push(m));
     expect(landscape).toMatchObject({ orientation: "landscape", scale: 3, insets: { top: 0, bottom: 63 } });
-    await iosAdapter.tap(driver, { x: 2555, y: 1178 }, landscape);
+    await ios.tap(driver, { x: 2555, y: 1178 }, landscape);
     expect(lastTap(driver)).toEqual({ x: 851, y: 392 });
   });
 

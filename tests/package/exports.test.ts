@@ -10,7 +10,14 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "..", "..");
-const ENTRIES = ["tapshot/android", "tapshot/ios", "tapshot/runner", "tapshot/providers"];
+const ENTRIES = [
+  "tapshot/android",
+  "tapshot/ios",
+  "tapshot/runner",
+  "tapshot/providers",
+  "tapshot/adapter",
+  "tapshot/images",
+];
 
 const built = existsSync(join(ROOT, "dist", "runner", "index.cjs"));
 const maybe = built ? test : test.skip;
@@ -33,12 +40,15 @@ maybe.each(ENTRIES)("%s loads from CommonJS and ESM with the same exports", asyn
     expect(names).toEqual(expect.arrayContaining(["tap", "expect"]));
   if (entry.endsWith("runner"))
     expect(names).toEqual(expect.arrayContaining(["configureAi", "resetAi", "TapshotError"]));
+  if (entry.endsWith("adapter"))
+    expect(names).toEqual(expect.arrayContaining(["createPlatformApi", "appiumAdapter", "tapActions", "DeviceError"]));
+  if (entry.endsWith("images")) expect(names).toEqual(expect.arrayContaining(["compare", "decode", "systemBarMasks"]));
   if (entry.endsWith("providers"))
     expect(names).toEqual(expect.arrayContaining(["gemini", "openai", "azureOpenai", "ocr"]));
 });
 
 maybe("every entry ships its .d.ts and .d.cts types", () => {
-  for (const dir of ["android", "ios", "runner", "providers"]) {
+  for (const dir of ["android", "ios", "runner", "providers", "adapter", "images"]) {
     expect(existsSync(join(ROOT, "dist", dir, "index.d.ts"))).toBe(true);
     expect(existsSync(join(ROOT, "dist", dir, "index.d.cts"))).toBe(true);
   }

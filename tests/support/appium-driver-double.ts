@@ -31,7 +31,8 @@
  * - Unknown execute methods: @appium/base-driver lib/basedriver/commands/execute.js ("Unsupported execute method").
  */
 import sharp from "sharp";
-import type { AppiumSession, Rect, Size } from "../../src/core/adapter-kit.js";
+import type { AppiumSession } from "../../src/core/adapter-kit.js";
+import type { Rect, Size } from "../../src/core/geometry.js";
 
 /** Everything a double answers; tests edit it to make commands fail or change shape. */
 export interface DoubleScript {

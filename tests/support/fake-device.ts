@@ -4,7 +4,7 @@
  * scene. The adapter double drives it exactly as a platform adapter drives Appium.
  */
 import sharp from "sharp";
-import type { DeviceAdapter, DeviceDescription, Point } from "../../src/core/device.js";
+import type { DeviceAdapter, DeviceDescription, DeviceSession, Point } from "../../src/core/device.js";
 import { DeviceError } from "../../src/core/errors.js";
 
 export interface FakeElement {
@@ -127,23 +127,26 @@ export function fakeDriver(device: FakeDevice): FakeDriver {
   return { sessionId: `fake-session-${++sessions}`, device };
 }
 
-/** A platform adapter over {@link FakeDevice}; counts its calls. */
+/** A platform adapter over {@link FakeDevice}; counts its describes. */
 export function fakeAdapter(platform: "android" | "ios" = "android"): DeviceAdapter & { describes: number } {
   const adapter = {
     platform,
     describes: 0,
-    assertDriver(driver: unknown) {
+    open(driver: unknown): DeviceSession {
       if (!(driver as FakeDriver)?.sessionId || !(driver as FakeDriver).device) {
         throw new DeviceError("driver is not a fake session");
       }
-    },
-    async describe(driver: unknown) {
-      adapter.describes++;
-      return structuredClone((driver as FakeDriver).device.description);
-    },
-    screenshot: (driver: unknown) => (driver as FakeDriver).device.screenshot(),
-    async tap(driver: unknown, point: Point) {
-      (driver as FakeDriver).device.tap(point);
+      const { device } = driver as FakeDriver;
+      return {
+        async describe() {
+          adapter.describes++;
+          return structuredClone(device.description);
+        },
+        screenshot: () => device.screenshot(),
+        async tap(point: Point) {
+          device.tap(point);
+        },
+      };
     },
   };
   return adapter;

@@ -7,7 +7,7 @@ import { createPlatformApi } from "../../src/core/engine.js";
 import * as ios from "../../src/ios/index.js";
 import { InputError } from "../../src/core/errors.js";
 import { isUniformOutside, sameOutside, systemBarMasks, unionArea } from "../../src/core/masks.js";
-import { allowedDiffPixels, checkScreenshotInput } from "../../src/core/screenshot.js";
+import { allowedDiffPixels, checkScreenshotInput } from "../../src/core/screenshot-input.js";
 import { decode } from "../../src/core/images.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver, render, type FakeScene } from "../support/fake-device.js";

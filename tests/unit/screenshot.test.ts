@@ -468,7 +468,7 @@ describe("baseline stored", () => {
     expect(record.previous?.imageSha256).toBe(old.record.imageSha256);
     expect((await fs.readFile(path.join(baselineDir(), "fake-phone-1_14.previous.png"))).equals(old.png)).toBe(true);
     expect(logs.at(-1)!.detail).toContain(
-      "stored baseline 360x640 portrait, this one is 360x700 portrait: not compared",
+      "stored baseline was made on a 360x640 portrait screen, this one is 360x700 portrait: not used",
     );
   });
 });

@@ -309,7 +309,9 @@ test("a record made on another screen size is not replayed, and is replaced keep
   setup(tall);
   const result = await api.tap(fakeDriver(tall), "the checkout button");
   expect(result.outcome).toBe("learned");
-  expect(logs.at(-1)!.detail).toMatch(/made on a 360x640 portrait screen, this one is 360x720 portrait: not replayed/);
+  expect(logs.at(-1)!.detail).toMatch(
+    /made on a 360x640 portrait screen, this one is 360x720 portrait: not used; replaced the 360x640 portrait tap, keeping it as previous/,
+  );
   const files = await storedTaps();
   expect(files).toHaveLength(1);
   const record = await readTap(files[0]!);
@@ -346,7 +348,7 @@ test("two concurrent learners on one device model make one locate call", async (
   expect(channel.count("locate")).toBe(1);
   expect(a.taps).toHaveLength(1);
   expect(b.taps).toHaveLength(1);
-  expect(logs.find((l) => l.outcome === "replayed")!.detail).toMatch(/learned by a parallel run/);
+  expect(logs.find((l) => l.outcome === "replayed")!.detail).toMatch(/tap stored by a parallel run/);
 });
 
 test("a timeout during a model call fails with a timeout error", async () => {

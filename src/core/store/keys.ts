@@ -1,4 +1,4 @@
-/** Slugs and keys of the storage layout (DESIGN.md section 4). */
+/** Slugs and keys of the storage layout (docs/design.md section 6). */
 import { createHash } from "node:crypto";
 import type { DeviceDescription, Platform } from "../device.js";
 

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { BoxSchema } from "../contract.js";
-import { DeviceDescriptionSchema } from "../device.js";
+import { DeviceDescriptionSchema, type DeviceDescription } from "../device.js";
 import { StoreError } from "../errors.js";
 import { describeZodError } from "../contract.js";
 import type { Store } from "./store.js";
@@ -16,7 +16,8 @@ export const FORMAT = 1;
 const PointSchema = z.object({ x: z.number(), y: z.number() });
 const IsoDate = z.string().datetime();
 
-const TapValueSchema = z.object({
+/** The fields of a tap value (kept as `previous` when it is healed). */
+export const TapValueSchema = z.object({
   /** Where to tap, in screenshot pixels. */
   point: PointSchema,
   /** The element's box the model gave, in screenshot pixels. */
@@ -43,7 +44,8 @@ export const TapRecordSchema = z.object({
 /** A stored tap: `_ai_/taps/<platform>/<device>/<slug>-<hash>.json`. */
 export type TapRecord = z.infer<typeof TapRecordSchema>;
 
-const BaselineValueSchema = z.object({
+/** The fields of a baseline value (kept as `previous` when it is healed). */
+export const BaselineValueSchema = z.object({
   /** The prompt the baseline was judged or healed against. */
   prompt: z.string(),
   /** Regions that vary between runs, masked in comparisons (screenshot pixels). */
@@ -65,6 +67,13 @@ export const BaselineRecordSchema = z.object({
 });
 /** A stored baseline: `_ai_/screenshots/<platform>/<name>/<device>.json`. */
 export type BaselineRecord = z.infer<typeof BaselineRecordSchema>;
+
+/** What every stored record has, whatever its kind. */
+export interface StoredRecordBase {
+  device: DeviceDescription;
+  imageSha256: string;
+  storedAt: string;
+}
 
 /** A record with the image stored beside it. */
 export interface Stored<R> {

@@ -1,0 +1,55 @@
+/**
+ * `tapshot/adapter`: the device seam, for runners that drive another kind of device
+ * (docs/design.md section 2, docs/devices.md "Writing an adapter"). An adapter opens one
+ * {@link DeviceSession} per driver; {@link createPlatformApi} turns it into `tap` and `expect`.
+ *
+ * ```ts
+ * import { createPlatformApi, type DeviceAdapter } from "tapshot/adapter";
+ * const ai = createPlatformApi(myAdapter);
+ * await ai.tap(driver, "the checkout button");
+ * ```
+ *
+ * The helpers below are what the Android and iOS adapters share: reading capabilities,
+ * trying sources in order with notes, PNG screenshots, and W3C touch taps in tap units.
+ */
+import { registerDefaultChannel } from "../core/config.js";
+import { envDefaultChannel } from "../providers/env.js";
+
+registerDefaultChannel(envDefaultChannel());
+
+export { createPlatformApi } from "../core/engine.js";
+export type { PlatformApi, ScreenshotMatchers } from "../core/engine.js";
+export type {
+  AdapterNote,
+  DeviceAdapter,
+  DeviceDescription,
+  DeviceSession,
+  Insets,
+  Platform,
+  Target,
+} from "../core/device.js";
+export type { Point, Rect, Size } from "../core/geometry.js";
+export type { TapOptions, TapResult, ScreenshotOptions, ScreenshotResult } from "../core/options.js";
+export {
+  appiumAdapter,
+  assertAppiumSession,
+  capability,
+  firstOf,
+  once,
+  orientationOf,
+  performTap,
+  takePng,
+  tapActions,
+  textCapability,
+  tidyInsets,
+  tidyScale,
+  toTapUnits,
+  TAP_HOLD_MS,
+  type AppiumSession,
+  type Found,
+  type Reading,
+  type SessionRequirement,
+  type Source,
+} from "../core/adapter-kit.js";
+export { imageSize } from "../core/images.js";
+export * from "../core/errors.js";

@@ -1,0 +1,44 @@
+/**
+ * A device session with its description cached: described once per session, and again
+ * when a screenshot's size shows the screen changed (a rotation).
+ */
+import type { AdapterNote, DeviceDescription, DeviceSession } from "./device.js";
+import { DeviceError } from "./errors.js";
+import type { Point } from "./geometry.js";
+import { imageSize } from "./images.js";
+
+export class OpenedDevice {
+  private description: DeviceDescription | undefined;
+
+  constructor(private readonly session: DeviceSession) {}
+
+  /** The cached description, read from the device the first time. */
+  async describe(note: AdapterNote): Promise<DeviceDescription> {
+    this.description ??= await this.session.describe(note);
+    return this.description;
+  }
+
+  /**
+   * A screenshot, and the description it was taken with: described again first when the
+   * screenshot's size differs from the cached one.
+   */
+  async screenshot(note: AdapterNote): Promise<{ png: Buffer; device: DeviceDescription }> {
+    let png: Buffer;
+    try {
+      png = await this.session.screenshot();
+    } catch (error) {
+      if (error instanceof DeviceError) throw error;
+      throw new DeviceError(`Taking a screenshot failed: ${(error as Error).message}`, { cause: error });
+    }
+    let device = await this.describe(note);
+    const size = await imageSize(png);
+    if (size.width !== device.screen.width || size.height !== device.screen.height) {
+      device = this.description = await this.session.describe(note);
+    }
+    return { png, device };
+  }
+
+  tap(point: Point): Promise<void> {
+    return this.session.tap(point);
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * `tapshot/images`: the image operations tapshot's comparisons use, for tools and benchmarks
+ * that want the same verdicts: decoding PNGs, comparing decoded screens with masks (pixelmatch
+ * underneath), and the system-bar masks of a device.
+ */
+export {
+  compare,
+  decode,
+  decodeRegion,
+  imageSize,
+  type CompareOptions,
+  type CompareResult,
+  type RawImage,
+} from "../core/images.js";
+export { systemBarMasks } from "../core/masks.js";
+export type { Point, Rect, Size } from "../core/geometry.js";
+export type { DeviceDescription, Insets } from "../core/device.js";

@@ -1,0 +1,22 @@
+/**
+ * An adapter called the way the engine calls it: one session per driver object, opened once,
+ * described before it taps. Adapter contract tests call this instead of reaching into the engine.
+ */
+import type { AdapterNote, DeviceAdapter, DeviceDescription, DeviceSession, Point } from "../../src/core/device.js";
+
+export function engineSessions(adapter: DeviceAdapter) {
+  const sessions = new WeakMap<object, DeviceSession>();
+  const sessionOf = (driver: unknown) => {
+    let session = sessions.get(driver as object);
+    if (!session) sessions.set(driver as object, (session = adapter.open(driver)));
+    return session;
+  };
+  return {
+    /** Open a session, which checks the driver. */
+    assertDriver: (driver: unknown) => void adapter.open(driver),
+    describe: (driver: unknown, note: AdapterNote) => sessionOf(driver).describe(note),
+    screenshot: (driver: unknown) => sessionOf(driver).screenshot(),
+    /** Taps use what the session's last describe read, which is `device` (unused here). */
+    tap: (driver: unknown, point: Point, _device?: DeviceDescription) => sessionOf(driver).tap(point),
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * The stored-value lifecycle (src/core/lifecycle.ts) under concurrency, once for each kind
+ * through the shared code: parallel learners, parallel healers, and a heal racing a learn.
+ * Real PNG screens from FakeDevice, real file locks, a scripted channel that is no model.
+ */
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { AiKind } from "../../src/core/contract.js";
+import { createPlatformApi } from "../../src/core/engine.js";
+import type { LogEntry } from "../../src/core/log.js";
+import { BaselineRecordSchema, sha256, TapRecordSchema } from "../../src/core/store/records.js";
+import { configureAi, resetAi } from "../../src/runner/index.js";
+import { FakeDevice, fakeAdapter, fakeDriver, type FakeScene } from "../support/fake-device.js";
+import { locateOnDevice, ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
+
+/** A cart screen; `variant` 1 moves and restyles the checkout button (a redesign). */
+function cartScene(variant: 0 | 1 = 0): FakeScene {
+  return {
+    background: "#ffffff",
+    elements: [
+      { id: "header", x: 0, y: 24, width: 360, height: 56, fill: "#1e40af" },
+      { id: "item-row", x: 16, y: 100, width: 328, height: 60, fill: "#e5e7eb", mark: "#9ca3af" },
+      {
+        id: "checkout",
+        x: 40,
+        y: variant ? 420 : 520,
+        width: 280,
+        height: 56,
+        fill: variant ? "#7c3aed" : "#16a34a",
+        mark: "#ffffff",
+      },
+    ],
+  };
+}
+
+const api = createPlatformApi(fakeAdapter());
+
+/** One kind of stored value as the lifecycle sees it from outside. */
+interface KindUnderTest {
+  name: string;
+  /** Run the API once on a device; returns the outcome. */
+  run(device: FakeDevice, options?: { autoHeal?: boolean }): Promise<string>;
+  /** The model request kinds that learn and heal it. */
+  learnsWith: AiKind;
+  healsWith: AiKind;
+  /** Outcomes of a fresh value and of a use. */
+  learned: string;
+  used: string;
+  /** The stored record's folder under `_ai_/`. */
+  folder: string;
+  parse(json: unknown): { imageSha256: string; previous?: { imageSha256: string } };
+}
+
+const KINDS: KindUnderTest[] = [
+  {
+    name: "tap",
+    run: async (device, options) =>
+      (await api.tap(fakeDriver(device), "the checkout button", { ...options, timeout: 20_000 })).outcome,
+    learnsWith: "locate",
+    healsWith: "locate",
+    learned: "learned",
+    used: "replayed",
+    folder: "taps",
+    parse: (json) => TapRecordSchema.parse(json),
+  },
+  {
+    name: "baseline",
+    run: async (device, options) =>
+      (
+        await api
+          .expect(fakeDriver(device))
+          .toMatchScreenshot("cart-page", "the cart with a Checkout button", { ...options, timeout: 20_000 })
+      ).outcome,
+    learnsWith: "judge",
+    healsWith: "compare",
+    learned: "stored",
+    used: "matched",
+    folder: "screenshots",
+    parse: (json) => BaselineRecordSchema.parse(json),
+  },
+];
+
+let storageDir: string;
+let logs: LogEntry[];
+let channel: ScriptedChannel;
+
+function setup(device: FakeDevice) {
+  channel = new ScriptedChannel({
+    locate: locateOnDevice(device),
+    judge: () => ({ accept: true, reason: "shows the cart", model: SCRIPTED_MODEL }),
+    compare: () => ({ realChange: false, reason: "the checkout button was restyled", model: SCRIPTED_MODEL }),
+  });
+  configureAi({ channel, storageDir, log: (e) => logs.push(e), resultsDir: false, reportArtifact: () => undefined });
+}
+
+async function storedRecord(kind: KindUnderTest) {
+  const dir = path.join(storageDir, "_ai_", kind.folder);
+  const files = (await fs.readdir(dir, { recursive: true })).filter((f) => f.endsWith(".json"));
+  expect(files).toHaveLength(1);
+  const base = path.join(dir, files[0]!.replace(/\.json$/, ""));
+  const record = kind.parse(JSON.parse(await fs.readFile(`${base}.json`, "utf8")));
+  return { record, png: await fs.readFile(`${base}.png`) };
+}
+
+beforeEach(async () => {
+  storageDir = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-lifecycle-"));
+  logs = [];
+});
+afterEach(async () => {
+  resetAi();
+  await fs.rm(storageDir, { recursive: true, force: true });
+});
+
+describe.each(KINDS)("the lifecycle of a $name", (kind) => {
+  test("parallel learners on one new device: one asks the model, the others use what it stored", async () => {
+    const devices = [0, 1, 2].map(() => new FakeDevice(cartScene()));
+    setup(devices[0]!);
+    channel.delayMs = 300;
+    const outcomes = await Promise.all(devices.map((d) => kind.run(d)));
+    expect(outcomes.sort()).toEqual([kind.learned, kind.used, kind.used].sort());
+    expect(channel.count(kind.learnsWith)).toBe(1);
+    const users = logs.filter((l) => l.outcome === kind.used);
+    expect(users.map((l) => l.detail)).toEqual([
+      `${kind.name} stored by a parallel run`,
+      `${kind.name} stored by a parallel run`,
+    ]);
+  });
+
+  test("parallel healers of one changed screen: one heals, the others use its value", async () => {
+    const first = new FakeDevice(cartScene());
+    setup(first);
+    await kind.run(first);
+    const original = await storedRecord(kind);
+    const learnCalls = channel.count();
+
+    const devices = [0, 1, 2].map(() => new FakeDevice(cartScene(1)));
+    channel.script.locate = locateOnDevice(devices[0]!);
+    channel.delayMs = 300;
+    const outcomes = await Promise.all(devices.map((d) => kind.run(d, { autoHeal: true })));
+    expect(outcomes.sort()).toEqual(["healed", kind.used, kind.used].sort());
+    expect(channel.count() - learnCalls).toBe(1);
+    expect(logs.filter((l) => /healed by a parallel run/.test(l.detail ?? ""))).toHaveLength(2);
+    // The heal kept the original value as previous; the other healers did not heal it again.
+    const healed = await storedRecord(kind);
+    expect(healed.record.previous?.imageSha256).toBe(original.record.imageSha256);
+    expect(healed.record.imageSha256).toBe(sha256(healed.png));
+    expect(healed.record.imageSha256).not.toBe(original.record.imageSha256);
+  });
+
+  test("a heal racing a learn: the second run waits for the learner, then heals from its value", async () => {
+    const learner = new FakeDevice(cartScene());
+    const healer = new FakeDevice(cartScene(1));
+    setup(learner);
+    channel.delayMs = 300;
+    const learning = kind.run(learner);
+    // The healer starts while the learner holds the key's lock: it finds nothing yet, waits, then reads the new value.
+    await new Promise((r) => setTimeout(r, 100));
+    channel.script.locate = locateOnDevice(healer);
+    const healing = kind.run(healer, { autoHeal: true });
+    expect(await learning).toBe(kind.learned);
+    const learned = await storedRecord(kind);
+    expect(await healing).toBe("healed");
+
+    expect(
+      channel.count(kind.learnsWith) + (kind.healsWith === kind.learnsWith ? 0 : channel.count(kind.healsWith)),
+    ).toBe(2);
+    const healed = await storedRecord(kind);
+    expect(healed.record.previous?.imageSha256).toBe(learned.record.imageSha256);
+    expect(healed.record.imageSha256).toBe(sha256(healed.png));
+    expect(logs.at(-1)!.detail).toMatch(new RegExp(`^tapshot healed a stored value: ${kind.folder}/`));
+  });
+});
