@@ -3,7 +3,11 @@ import type { Config } from "jest";
 const config: Config = {
   testEnvironment: "node",
   extensionsToTreatAsEsm: [".ts"],
-  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+  moduleNameMapper: {
+    // Demo, bench, rig and examples import tapshot as users do; in tests that is the entry's source.
+    "^tapshot/(android|ios|runner|providers|adapter|images)$": "<rootDir>/src/$1/index.ts",
+    "^(\\.{1,2}/.*)\\.js$": "$1",
+  },
   transform: {
     "^.+\\.ts$": ["ts-jest", { useESM: true, tsconfig: "tsconfig.json", diagnostics: false }],
   },

@@ -6,8 +6,8 @@
  * outside both.
  */
 import pixelmatch from "pixelmatch";
-import { compare, type RawImage } from "../src/core/images.js";
-import { systemBarMasks } from "../src/core/masks.js";
+import { compare, type RawImage } from "tapshot/images";
+import { systemBarMasks } from "tapshot/images";
 import { IPHONE_15, invertRect, loadScreen, rgba } from "./screens.js";
 import { alternate, figure, wallMs, type Figure } from "./stats.js";
 

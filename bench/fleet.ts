@@ -9,12 +9,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AiChannel, Box } from "../src/core/contract.js";
-import { imageSize } from "../src/core/images.js";
-import { gemini } from "../src/providers/index.js";
-import { configureAi, resetAi } from "../src/runner/index.js";
+import type { AiChannel, Box } from "tapshot/runner";
+import { imageSize } from "tapshot/images";
+import { gemini } from "tapshot/providers";
+import { configureAi, resetAi } from "tapshot/runner";
 import { startGeminiDouble } from "../tests/support/model-doubles/index.js";
-import { rigTarget, type RigSession } from "../tests/support/rig/session.js";
+import { rigTarget, type RigSession } from "../rig/session.js";
 import { FLOW, flowKnowledge, SEED, waitForScreen } from "./rig-flow.js";
 import { fromMedians, median, round, wallMs, type Figure } from "./stats.js";
 

@@ -59,10 +59,10 @@ const driver = await attach({
 let step: (i: number) => Promise<void>;
 if (input.mode === "sdk") {
   const [{ createPlatformApi }, { configureAi }, { rigAdapter }, { PROFILES }] = await Promise.all([
-    import("../src/core/engine.js"),
-    import("../src/runner/index.js"),
-    import("../tests/support/rig/rig-adapter.js"),
-    import("../tests/support/rig/profiles.js"),
+    import("tapshot/adapter"),
+    import("tapshot/runner"),
+    import("../rig/rig-adapter.js"),
+    import("../rig/profiles.js"),
   ]);
   if (input.sharpCache === false) (await import("sharp")).default.cache(false);
   const profile = PROFILES[input.profile]!;

@@ -6,8 +6,8 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { Box } from "../src/core/contract.js";
-import type { RigSession } from "../tests/support/rig/session.js";
+import type { Box } from "tapshot/runner";
+import type { RigSession } from "../rig/session.js";
 import type { ChildInput } from "./memory-child.js";
 import { FLOW, SEED } from "./rig-flow.js";
 import { alternate, figure, type Figure } from "./stats.js";

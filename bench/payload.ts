@@ -9,8 +9,8 @@
  * noise) over its upper half, as shops and feeds show.
  */
 import sharp from "sharp";
-import type { AiChannel, AiImage } from "../src/core/contract.js";
-import { gemini, openai } from "../src/providers/index.js";
+import type { AiChannel, AiImage } from "tapshot/runner";
+import { gemini, openai } from "tapshot/providers";
 import {
   startGeminiDouble,
   startOpenAiDouble,

@@ -12,9 +12,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
-import type { DeviceAdapter } from "../src/core/device.js";
-import { createPlatformApi } from "../src/core/engine.js";
-import { configureAi, resetAi } from "../src/runner/index.js";
+import type { DeviceAdapter } from "tapshot/adapter";
+import { createPlatformApi } from "tapshot/adapter";
+import { configureAi, resetAi } from "tapshot/runner";
 import { SCRIPTED_MODEL, ScriptedChannel } from "../tests/support/scripted-channel.js";
 import { IPHONE_15, loadScreen } from "./screens.js";
 import { alternate, cpuMs, figure, type Figure } from "./stats.js";
@@ -31,10 +31,11 @@ const PROMPT = "the checkout button";
 function stillAdapter(png: Buffer): DeviceAdapter {
   return {
     platform: "ios",
-    assertDriver() {},
-    describe: async () => structuredClone(IPHONE_15),
-    screenshot: async () => Buffer.from(png),
-    tap: async () => {},
+    open: () => ({
+      describe: async () => structuredClone(IPHONE_15),
+      screenshot: async () => Buffer.from(png),
+      tap: async () => {},
+    }),
   };
 }
 

@@ -4,9 +4,9 @@
  * steps. With a fixed seed every session shows the same pixels.
  */
 import type { Browser } from "webdriverio";
-import type { Box } from "../src/core/contract.js";
+import type { Box } from "tapshot/runner";
 import type { Knowledge } from "../tests/support/model-doubles/index.js";
-import type { RigSession } from "../tests/support/rig/session.js";
+import type { RigSession } from "../rig/session.js";
 import { SCRIPTED_MODEL, ScriptedChannel } from "../tests/support/scripted-channel.js";
 
 /** The seed every benchmark page is opened with. */

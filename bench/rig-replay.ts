@@ -7,12 +7,12 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Box } from "../src/core/contract.js";
-import type { DeviceAdapter, DeviceDescription, Point } from "../src/core/device.js";
-import { createPlatformApi } from "../src/core/engine.js";
-import { configureAi, resetAi } from "../src/runner/index.js";
-import { touchTap } from "../tests/support/rig/rig-adapter.js";
-import { rigTarget, type RigSession } from "../tests/support/rig/session.js";
+import type { Box } from "tapshot/runner";
+import type { DeviceAdapter, DeviceSession, Point } from "tapshot/adapter";
+import { createPlatformApi } from "tapshot/adapter";
+import { configureAi, resetAi } from "tapshot/runner";
+import { touchTap } from "../rig/rig-adapter.js";
+import { rigTarget, type RigSession } from "../rig/session.js";
 import { flowChannel, FLOW, SEED, stepAt, waitForScreen } from "./rig-flow.js";
 import { figure, median, round, wallMs, type Figure } from "./stats.js";
 
@@ -45,26 +45,28 @@ export async function learnFlow(session: RigSession, boxes: Map<string, Box>): P
 
 /** An adapter that counts its screenshots and times the device's part (screenshot, tap) of each call. */
 function timed(adapter: DeviceAdapter): DeviceAdapter & { screenshots: number; deviceMs: number } {
+  const time = async <T>(work: () => Promise<T>): Promise<T> => {
+    const start = performance.now();
+    try {
+      return await work();
+    } finally {
+      wrapped.deviceMs += performance.now() - start;
+    }
+  };
   const wrapped = {
-    ...adapter,
+    platform: adapter.platform,
     screenshots: 0,
     deviceMs: 0,
-    async screenshot(driver: unknown) {
-      wrapped.screenshots++;
-      const start = performance.now();
-      try {
-        return await adapter.screenshot(driver);
-      } finally {
-        wrapped.deviceMs += performance.now() - start;
-      }
-    },
-    async tap(driver: unknown, point: Point, device: DeviceDescription) {
-      const start = performance.now();
-      try {
-        await adapter.tap(driver, point, device);
-      } finally {
-        wrapped.deviceMs += performance.now() - start;
-      }
+    open(driver: unknown): DeviceSession {
+      const session = adapter.open(driver);
+      return {
+        describe: (note) => session.describe(note),
+        screenshot() {
+          wrapped.screenshots++;
+          return time(() => session.screenshot());
+        },
+        tap: (point: Point) => time(() => session.tap(point)),
+      };
     },
   };
   return wrapped;

@@ -7,7 +7,7 @@
  * memory); `--no-rig` skips those that need Appium and Chromium.
  */
 import { rm, writeFile } from "node:fs/promises";
-import { iphone15 } from "../tests/support/rig/profiles.js";
+import { iphone15 } from "../rig/profiles.js";
 import { benchCompare } from "./compare.js";
 import { benchFleet } from "./fleet.js";
 import { machineInfo } from "./machine.js";
@@ -67,7 +67,7 @@ if (chosen.has("payload")) {
 }
 
 if (RIG.some((n) => chosen.has(n))) {
-  const { startRig } = await import("../tests/support/rig/session.js");
+  const { startRig } = await import("../rig/session.js");
   progress("starting the rig (Appium, Chromium)");
   let rig: Awaited<ReturnType<typeof startRig>> | undefined;
   try {

@@ -5,8 +5,8 @@
  */
 import { readFile } from "node:fs/promises";
 import sharp from "sharp";
-import type { Box } from "../src/core/contract.js";
-import type { DeviceDescription } from "../src/core/device.js";
+import type { Box } from "tapshot/runner";
+import type { DeviceDescription } from "tapshot/adapter";
 
 const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url);
 

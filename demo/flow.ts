@@ -4,7 +4,7 @@
  * so the local OCR engine can answer them as well as a vision model.
  */
 import type { Variant } from "../demo/app/server.js";
-import type { RigSession } from "../tests/support/rig/session.js";
+import type { RigSession } from "../rig/session.js";
 
 /** Options of one pass through the flow. */
 export interface FlowOptions {

@@ -11,11 +11,11 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Command, Option } from "commander";
-import type { LogEntry } from "../src/core/log.js";
-import { channelFromEnv, ocr } from "../src/providers/index.js";
-import { configureAi } from "../src/runner/index.js";
-import { iphone15, pixel7, type PhoneProfile } from "../tests/support/rig/profiles.js";
-import { rigTarget, startRig } from "../tests/support/rig/session.js";
+import type { LogEntry } from "tapshot/runner";
+import { channelFromEnv, ocr } from "tapshot/providers";
+import { configureAi } from "tapshot/runner";
+import { iphone15, pixel7, type PhoneProfile } from "../rig/profiles.js";
+import { rigTarget, startRig } from "../rig/session.js";
 import { runFlow, type FlowOptions, type StepResult } from "./flow.js";
 
 const PROFILES: Record<string, PhoneProfile> = { "iphone-15": iphone15, "pixel-7": pixel7 };

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up a fresh machine: npm packages, then Debian's chromium and chromium-driver for the Appium rig
-# (tests/support/rig). Safe to run again: it only installs what is missing.
+# (rig/). Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -8,8 +8,8 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { loadOcrEngine } from "../../src/providers/ocr/engine.js";
-import { ocr, OCR_PACKAGES } from "../../src/providers/ocr/index.js";
+import { loadOcrEngine } from "tapshot/providers";
+import { ocr, OCR_PACKAGES } from "tapshot/providers";
 
 const runsArg = process.argv.indexOf("--runs");
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 5;

@@ -4,7 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import sharp from "sharp";
-import { ocr } from "../../src/providers/ocr/index.js";
+import { ocr } from "tapshot/providers";
 
 const png = await readFile(process.argv[2]!);
 const { width, height } = await sharp(png).metadata();

@@ -4,7 +4,7 @@
  * `npx tsx bench/ocr/memory.ts <png> [runs]`.
  */
 import { readFile } from "node:fs/promises";
-import { loadOcrEngine } from "../../src/providers/ocr/engine.js";
+import { loadOcrEngine } from "tapshot/providers";
 
 const png = await readFile(process.argv[2]!);
 const runs = Number(process.argv[3] ?? 5);

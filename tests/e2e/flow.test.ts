@@ -11,9 +11,9 @@ import { BaselineRecordSchema, TapRecordSchema } from "../../src/core/store/reco
 import { gemini } from "../../src/providers/index.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { startGeminiDouble, type WireDouble } from "../support/model-doubles/index.js";
-import { domKnowledge, type DomKnowledge } from "../support/rig/dom-knowledge.js";
-import { galaxyS23, pixel7 } from "../support/rig/profiles.js";
-import { rigTarget, startRig, type Rig, type RigSession } from "../support/rig/session.js";
+import { domKnowledge, type DomKnowledge } from "../support/dom-knowledge.js";
+import { galaxyS23, pixel7 } from "../../rig/profiles.js";
+import { rigTarget, startRig, type Rig, type RigSession } from "../../rig/session.js";
 
 const KEY = "e2e-test-key-not-secret";
 const CHECKOUT = "the Checkout button";

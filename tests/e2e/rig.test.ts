@@ -10,8 +10,8 @@ import type { Box } from "../../src/core/contract.js";
 import { decode, imageSize } from "../../src/core/images.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { SCRIPTED_MODEL, ScriptedChannel } from "../support/scripted-channel.js";
-import { iphone15, screenshotSize } from "../support/rig/profiles.js";
-import { rigTarget, startRig, type Rig, type RigSession } from "../support/rig/session.js";
+import { iphone15, screenshotSize } from "../../rig/profiles.js";
+import { rigTarget, startRig, type Rig, type RigSession } from "../../rig/session.js";
 
 let rig: Rig;
 let phone: RigSession;
@@ -51,9 +51,9 @@ test("a touch tap through the rig adapter at the Checkout button's box centre op
   expect(box.x + box.width).toBeLessThanOrEqual(1179);
   expect(box.width).toBeGreaterThan(393);
 
-  const device = await phone.describe();
+  await phone.describe();
   const centre = { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) };
-  await phone.adapter.tap(phone.driver, centre, device);
+  await phone.device.tap(centre);
   await phone.driver.waitUntil(async () => (await phone.currentScreen()) === "checkout", {
     timeout: 10_000,
     timeoutMsg: "the tap on Checkout did not open the checkout screen",
@@ -70,7 +70,8 @@ test("a tap beside the button lands where it was aimed and does not navigate", a
   await phone.open("cart", { seed: 1 });
   const box = await phone.box("checkout-button");
   const beside = { x: Math.round(box.x + box.width / 2), y: box.y - 60 };
-  await phone.adapter.tap(phone.driver, beside, await phone.describe());
+  await phone.describe();
+  await phone.device.tap(beside);
   await phone.driver.waitUntil(async () => (await phone.taps()).length > 0, { timeout: 10_000 });
   const [tap] = await phone.taps();
   expect(tap).toMatchObject({ screen: "cart", x: Math.round(beside.x / 3), y: Math.round(beside.y / 3) });

@@ -3,7 +3,7 @@
  * capabilities that open a session on one of them.
  */
 import { execFileSync } from "node:child_process";
-import type { Platform, Target } from "../../../src/core/device.js";
+import type { Platform, Target } from "tapshot/adapter";
 
 /** One emulated phone: its CSS viewport, pixel ratio, system bars and the identity the run's target gives it. */
 export interface PhoneProfile {
@@ -116,7 +116,7 @@ function which(command: string): string | undefined {
   }
 }
 
-/** Headless flags for a quiet, reproducible Chromium (DESIGN.md section 6). */
+/** Headless flags for a quiet, reproducible Chromium (CONTRIBUTING.md, "The rig"). */
 export const CHROMIUM_ARGS = [
   "--headless=new",
   "--no-sandbox",

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { freePort } from "./ports.js";
 
 /** The project root: Appium's home, where it finds the chromium driver. */
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** A running Appium server. */
 export interface AppiumServer {

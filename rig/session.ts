@@ -21,10 +21,16 @@ import {
   type LoggedTap,
   type Screen,
   type Variant,
-} from "../../../demo/app/server.js";
-import type { Box } from "../../../src/core/contract.js";
-import type { DeviceAdapter, DeviceDescription, Target } from "../../../src/core/device.js";
-import { createPlatformApi, type PlatformApi } from "../../../src/core/engine.js";
+} from "../demo/app/server.js";
+import {
+  createPlatformApi,
+  type DeviceAdapter,
+  type DeviceDescription,
+  type DeviceSession,
+  type PlatformApi,
+  type Rect as Box,
+  type Target,
+} from "tapshot/adapter";
 import { APPIUM_URL_ENV, connectAppium, startAppium, type AppiumOptions, type AppiumServer } from "./appium.js";
 import { freePort } from "./ports.js";
 import { capabilitiesFor, type PhoneProfile } from "./profiles.js";
@@ -58,6 +64,8 @@ export interface RigSession {
   readonly driver: Browser;
   /** The rig's device adapter for this profile. */
   readonly adapter: DeviceAdapter;
+  /** The adapter's session on {@link driver}, for taps and screenshots outside tapshot's flows. */
+  readonly device: DeviceSession;
   /** `tap` and `expect` bound to {@link adapter}, as a platform entry exports them. */
   readonly ai: PlatformApi;
   /** Load a demo screen (with the profile's system bars) and wait until it shows; returns its URL. */
@@ -208,6 +216,7 @@ export async function openRigSession(
   }
   profiles.set(driver, profile);
   const adapter = rigAdapter(profile);
+  const device = adapter.open(driver);
   let closing: Promise<void> | undefined;
   let described: Promise<DeviceDescription> | undefined;
 
@@ -243,6 +252,7 @@ export async function openRigSession(
     profile,
     driver,
     adapter,
+    device,
     ai: createPlatformApi(adapter),
 
     async open(screen, options = {}) {
@@ -281,17 +291,18 @@ export async function openRigSession(
     },
 
     async describe() {
-      described ??= adapter.describe(driver, () => {});
+      described ??= device.describe(() => {});
       return described;
     },
 
     async tapElement(testid) {
       const box = await session.box(testid);
       const point = { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) };
-      await adapter.tap(driver, point, await session.describe());
+      await session.describe();
+      await device.tap(point);
     },
 
-    screenshot: () => adapter.screenshot(driver),
+    screenshot: () => device.screenshot(),
 
     close() {
       closing ??= (async () => {

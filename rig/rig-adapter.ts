@@ -1,0 +1,103 @@
+/**
+ * The device adapter for the rig's emulated phones (docs/design.md section 2): Chromium under
+ * Appium, where screenshots are in device pixels and taps are W3C touch actions in CSS pixels.
+ */
+import type { Browser } from "webdriverio";
+import {
+  DeviceError,
+  imageSize,
+  tapActions,
+  type DeviceAdapter,
+  type DeviceDescription,
+  type DeviceSession,
+  type Point,
+} from "tapshot/adapter";
+import type { PhoneProfile } from "./profiles.js";
+
+/** What the page reports about its viewport. */
+export interface Viewport {
+  /** CSS pixels. */
+  width: number;
+  height: number;
+  devicePixelRatio: number;
+}
+
+function isBrowser(driver: unknown): driver is Browser {
+  const d = driver as Partial<Browser> | null;
+  return (
+    typeof d === "object" &&
+    d !== null &&
+    typeof d.sessionId === "string" &&
+    typeof d.takeScreenshot === "function" &&
+    typeof d.performActions === "function" &&
+    typeof d.execute === "function"
+  );
+}
+
+/** The viewport as the page reports it. */
+export async function readViewport(driver: Browser): Promise<Viewport> {
+  return driver.execute(() => ({
+    width: window.innerWidth,
+    height: window.innerHeight,
+    devicePixelRatio: window.devicePixelRatio,
+  }));
+}
+
+/**
+ * An adapter for sessions opened on `profile`. `describe` reports what the rig really is
+ * (model `Chromium <w>x<h>@<ratio>`, osVersion = the Chromium version); the phone identity
+ * (`Google Pixel 7`, `14`) comes from the run's target, as on a device farm: see `rigTarget`.
+ */
+export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
+  return {
+    platform: profile.platform,
+    open(driver): DeviceSession {
+      if (!isBrowser(driver)) {
+        throw new DeviceError(
+          "The rig adapter needs a WebdriverIO Browser connected to the rig's Appium server " +
+            "(openRigSession(...).driver); got " +
+            (driver === null ? "null" : typeof driver) +
+            ".",
+        );
+      }
+      const screenshot = async () => Buffer.from(await driver.takeScreenshot(), "base64");
+      let scale = 1;
+      return {
+        async describe(note) {
+          const viewport = await readViewport(driver);
+          const { width, height } = await imageSize(await screenshot());
+          // Scale from the screenshot against the window width (docs/devices.md), never from a table.
+          scale = width / viewport.width;
+          if (Math.abs(scale - viewport.devicePixelRatio) > 0.01) {
+            note(
+              `screenshot width ${width} / viewport width ${viewport.width} = ${scale.toFixed(3)}, ` +
+                `but the page reports devicePixelRatio ${viewport.devicePixelRatio}; using ${scale.toFixed(3)}`,
+            );
+          }
+          const caps = driver.capabilities as { browserVersion?: string };
+          const inset = (css: number) => Math.round(css * scale);
+          const description: DeviceDescription = {
+            platform: profile.platform,
+            model: `Chromium ${viewport.width}x${viewport.height}@${viewport.devicePixelRatio}`,
+            osVersion: caps.browserVersion || "unknown",
+            screen: { width, height },
+            scale,
+            insets: { top: inset(profile.bars.top), bottom: inset(profile.bars.bottom), left: 0, right: 0 },
+            orientation: width > height ? "landscape" : "portrait",
+          };
+          return description;
+        },
+        screenshot,
+        async tap(point: Point) {
+          await touchTap(driver, Math.round(point.x / scale), Math.round(point.y / scale));
+        },
+      };
+    },
+  };
+}
+
+/** A W3C touch tap at a point in CSS pixels of the viewport: the same action the Appium adapters send. */
+export async function touchTap(driver: Browser, x: number, y: number): Promise<void> {
+  await driver.performActions(tapActions(x, y));
+  await driver.releaseActions();
+}
