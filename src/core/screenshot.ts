@@ -86,20 +86,15 @@ function baselineKind(
       const baseline = baselineOf(stored, await decode(stored.image), params);
       const total = baseline.raw.width * baseline.raw.height;
       const allowed = allowedDiffPixels(total, params);
-      let shot: Shot | undefined;
-      let result: Comparison = { diffPixels: total };
       const polled = await pollForMatch(call, { until, healing }, async (png) => {
-        // An unchanged screen needs no new comparison (pixelmatch is the costly part).
-        if (!shot || !png.equals(shot.png)) {
-          shot = { png, raw: png.equals(stored.image) ? baseline.raw : await decode(png) };
-          result = await comparePixels(baseline, shot);
-        }
-        return result.diffPixels <= allowed;
+        const shot = { png, raw: png.equals(stored.image) ? baseline.raw : await decode(png) };
+        const result = await comparePixels(baseline, shot);
+        return { matched: result.diffPixels <= allowed, value: { shot, result } };
       });
+      const { shot, result } = polled.value;
       if (polled.matched) return { done: matched(result.diffPixels, allowed) };
       const text = describeMismatch(result, baseline.raw, allowed, params);
-      // pollForMatch calls the matcher at least once, so `shot` is set.
-      return { mismatch: { text, healable: !result.otherSize, baseline, shot: shot!, diffPixels: result.diffPixels } };
+      return { mismatch: { text, healable: !result.otherSize, baseline, shot, diffPixels: result.diffPixels } };
     },
 
     async useNow(stored) {

@@ -56,25 +56,34 @@ export async function waitForStable(
   }
 }
 
+/** What one look at a screenshot found: whether it matches, and what the flow keeps of it. */
+export interface Look<T> {
+  matched: boolean;
+  value: T;
+}
+
 /**
- * Take screenshots until `matches` accepts one, or the poll ends: at `until`, or, when `healing`,
+ * Take screenshots until `look` finds a match, or the poll ends: at `until`, or, when `healing`,
  * once the screen has stopped changing for a while (it will not match later, so the model should
- * look now). Returns the last screenshot and whether it matched.
+ * look now). A screenshot with the same bytes as the last one is not looked at again. Returns the
+ * last screenshot and the last look.
  */
-export async function pollForMatch(
+export async function pollForMatch<T>(
   call: Call,
   { until, healing }: { until: number; healing: boolean },
-  matches: (png: Buffer) => Promise<boolean>,
-): Promise<{ png: Buffer; matched: boolean }> {
-  let png: Buffer | undefined;
+  look: (png: Buffer) => Promise<Look<T>>,
+): Promise<Look<T> & { png: Buffer }> {
+  let last: (Look<T> & { png: Buffer }) | undefined;
   let unchangedSince = Date.now();
   for (;;) {
-    const previous = png;
-    png = await call.screenshot();
-    if (!previous?.equals(png)) unchangedSince = Date.now();
-    if (await matches(png)) return { png, matched: true };
-    if (Date.now() + MATCH_POLL_MS >= until) return { png, matched: false };
-    if (healing && Date.now() - unchangedSince >= HEAL_AFTER_UNCHANGED_MS) return { png, matched: false };
+    const png = await call.screenshot();
+    if (!last?.png.equals(png)) {
+      unchangedSince = Date.now();
+      last = { png, ...(await look(png)) };
+    }
+    if (last.matched) return last;
+    if (Date.now() + MATCH_POLL_MS >= until) return last;
+    if (healing && Date.now() - unchangedSince >= HEAL_AFTER_UNCHANGED_MS) return last;
     await call.deadline.sleep(MATCH_POLL_MS);
   }
 }

@@ -81,17 +81,13 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
 
     async use(stored, until) {
       const expected = await decode(stored.image);
-      let actual: RawImage | undefined;
-      let diffRatio = 1;
-      let last: Buffer | undefined;
       const polled = await pollForMatch(call, { until, healing }, async (png) => {
-        // An unchanged screen gives the same answer: skip decoding and comparing it again.
-        if (!last?.equals(png)) ({ actual, diffRatio } = await cropDiff(call, expected, stored.record, png));
-        last = png;
-        return diffRatio <= CROP_MAX_DIFF_RATIO;
+        const found = await cropDiff(call, expected, stored.record, png);
+        return { matched: found.diffRatio <= CROP_MAX_DIFF_RATIO, value: found };
       });
       if (polled.matched) return { done: await replay(call, stored.record) };
       const { crop } = stored.record;
+      const { diffRatio, actual } = polled.value;
       const text =
         `the stored crop at (${crop.x}, ${crop.y}) ${crop.width}x${crop.height} never matched the screen: ` +
         `${(diffRatio * 100).toFixed(1)}% of its pixels differed at the last try (allowed ${CROP_MAX_DIFF_RATIO * 100}%)`;
@@ -147,7 +143,12 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
 }
 
 /** The share of the stored crop's pixels that differ in `png` (1 when the crop does not fit the screen). */
-async function cropDiff(call: Call, expected: RawImage, record: TapRecord, png: Buffer) {
+async function cropDiff(
+  call: Call,
+  expected: RawImage,
+  record: TapRecord,
+  png: Buffer,
+): Promise<{ diffRatio: number; actual?: RawImage }> {
   if (!rectFits(record.crop, call.device.screen.width, call.device.screen.height)) return { diffRatio: 1 };
   const actual = await decodeRegion(png, record.crop);
   const { diffRatio } = await compare(expected, actual, { threshold: CROP_THRESHOLD });
@@ -209,11 +210,11 @@ async function verifyAfterTap(call: Call, statement: string): Promise<void> {
   await call.deadline.sleep(VERIFY_SETTLE_MS);
   let wait = 1000;
   let failed: { screenshot: Buffer; reason: string } | undefined;
-  const fail = async (): Promise<never> => {
-    await call.report("screenshot", failed!.screenshot, "after-tap");
+  const fail = async ({ screenshot, reason }: { screenshot: Buffer; reason: string }): Promise<never> => {
+    await call.report("screenshot", screenshot, "after-tap");
     throw new VerifyFailedError(
       `tap "${call.subject}" on ${call.deviceSlug}: after the tap, the model found that "${statement}" ` +
-        `does not hold: ${clause(failed!.reason)}. Nothing was stored.`,
+        `does not hold: ${clause(reason)}. Nothing was stored.`,
     );
   };
   for (;;) {
@@ -222,11 +223,11 @@ async function verifyAfterTap(call: Call, statement: string): Promise<void> {
       const answer = await call.ask({ kind: "check", screen: await toAiImage(screenshot), statement });
       if (answer.pass) return;
       failed = { screenshot, reason: answer.reason };
-      if (call.deadline.remaining() <= wait) return await fail();
+      if (call.deadline.remaining() <= wait) return await fail(failed);
       await call.deadline.sleep(wait);
     } catch (error) {
       // The budget ran out during a retry: what failed is the check the model already answered.
-      if (error instanceof TimeoutError && failed) return await fail();
+      if (error instanceof TimeoutError && failed) return await fail(failed);
       throw error;
     }
     wait *= 2;
