@@ -25,7 +25,7 @@
  *   lib/commands/types.ts: ProductType, ProductVersion, DeviceName, HardwareModel...).
  * - `mobile: deviceScreenInfo`: WebDriverAgent FBCustomCommands.m handleGetScreen (`screenSize` (points, turned with
  *   the interface orientation; since WDA #881, 2024), `statusBarSize`, `scale`); appium-xcuitest-driver
- *   docs/reference/execute-methods.md shows `{"statusBarSize":{"width":414,"height":48},"scale":2}`.
+ *   the execute-methods reference page (docs/reference/execute-methods in that repository) shows `{"statusBarSize":{"width":414,"height":48},"scale":2}`.
  * - XCUITest `getWindowRect`: WebDriverAgent FBElementCommands.m handleGetWindowRect: the active app's frame in
  *   points, which is smaller than the screen for apps not built for it (appium/appium#16185, #18675).
  * - Unknown execute methods: @appium/base-driver lib/basedriver/commands/execute.js ("Unsupported execute method").
