@@ -4,6 +4,7 @@
  * {@link AiAnswerError} that names the kind and the zod issue, never a guess.
  */
 import { z } from "zod";
+import { untilAborted } from "./deadline.js";
 import { AiAnswerError } from "./errors.js";
 import type { Rect } from "./geometry.js";
 
@@ -178,12 +179,19 @@ export function parseAnswer<K extends AiKind>(kind: K, answer: unknown): AiAnswe
   return result.data as AiAnswers[K];
 }
 
-/** Send a request on a channel and validate the answer. */
+/**
+ * Send a request on a channel and validate the answer. The channel is raced against `signal`,
+ * so a channel that ignores it still ends at the deadline, and a late answer is never used.
+ */
 export async function ask<K extends AiKind>(
   channel: AiChannel,
   request: AiRequestOf<K>,
   signal: AbortSignal,
 ): Promise<AiAnswers[K]> {
-  const answer: unknown = await channel.request(request, { signal });
+  const answer: unknown = await untilAborted(
+    Promise.resolve().then(() => channel.request(request, { signal })),
+    signal,
+  );
+  signal.throwIfAborted();
   return parseAnswer(request.kind as K, answer);
 }

@@ -18,6 +18,31 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Settle with `work`, or reject with the abort reason as soon as `signal` aborts: a promise
+ * that ignores the signal (a runner's own channel, a hung SDK) cannot outlive the deadline.
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(abortError(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
 function abortError(signal: AbortSignal): Error {
   if (signal.reason instanceof TimeoutError || signal.reason instanceof AbortedError) return signal.reason;
   return new AbortedError("The call was aborted by its signal.", { cause: signal.reason });

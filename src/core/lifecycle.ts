@@ -117,6 +117,8 @@ async function learnAndStore<Rec extends StoredRecordBase, R, M extends Mismatch
   otherScreen: Stored<Rec> | null,
 ): Promise<Done<R>> {
   const value = await kind.learn(otherScreen);
+  // A value learned after the deadline or an abort is not stored (docs/guarantees.md).
+  call.deadline.throwIfAborted();
   const now = new Date().toISOString();
   const record = { format: FORMAT, ...value.fields, imageSha256: sha256(value.image), storedAt: now, createdAt: now };
   const store = call.config.store;
@@ -171,6 +173,7 @@ async function healAndStore<Rec extends StoredRecordBase, R, M extends Mismatch>
   }
   const healed = await kind.heal(stored, mismatch);
   if (!("fields" in healed)) return healed.done;
+  call.deadline.throwIfAborted();
 
   const record = {
     ...stored.record,

@@ -71,6 +71,8 @@ export interface ScreenshotResult {
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The longest timer Node keeps (2^31-1 ms, about 24.8 days); a longer one fires after 1 ms. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 export function checkText(value: unknown, what: string, example: string): string {
   if (typeof value !== "string" || value.trim() === "") {
@@ -85,8 +87,10 @@ export function checkOptionalText(value: unknown, what: string, example: string)
 
 export function checkTimeout(value: unknown): number {
   if (value === undefined) return DEFAULT_TIMEOUT_MS;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new InputError(`timeout must be a positive number of milliseconds, e.g. 30000; got ${String(value)}.`);
+  if (typeof value !== "number" || !(value >= 1 && value <= MAX_TIMEOUT_MS)) {
+    throw new InputError(
+      `timeout must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, e.g. 30000; got ${String(value)}.`,
+    );
   }
   return value;
 }

@@ -1,5 +1,5 @@
 import { getEventListeners } from "node:events";
-import { Deadline, sleep } from "../../src/core/deadline.js";
+import { Deadline, sleep, untilAborted } from "../../src/core/deadline.js";
 import { AbortedError, TimeoutError } from "../../src/core/errors.js";
 
 describe("sleep", () => {
@@ -91,5 +91,24 @@ describe("Deadline", () => {
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
     await new Promise((r) => setTimeout(r, 60));
     expect(deadline.signal.aborted).toBe(false);
+  });
+});
+
+describe("untilAborted", () => {
+  test("settles with the work when it ends first, and stops listening", async () => {
+    const controller = new AbortController();
+    await expect(untilAborted(Promise.resolve(7), controller.signal)).resolves.toBe(7);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  test("rejects with the signal's TimeoutError while the work never settles", async () => {
+    const controller = new AbortController();
+    const racing = untilAborted(new Promise(() => undefined), controller.signal);
+    controller.abort(new TimeoutError("out of time"));
+    await expect(racing).rejects.toThrow(new TimeoutError("out of time"));
+  });
+
+  test("passes the work's own failure through", async () => {
+    await expect(untilAborted(Promise.reject(new Error("boom")), new AbortController().signal)).rejects.toThrow("boom");
   });
 });

@@ -10,6 +10,12 @@ const LOCK_POLL_MS = 50;
 /** A lock whose holder stopped refreshing it for this long is considered abandoned. */
 const LOCK_STALE_MS = 10_000;
 
+/** The signal's own reason when it is tapshot's (a deadline is a timeout, not an abort), else an abort. */
+function lockAborted(signal: AbortSignal, key: string): Error {
+  if (signal.reason instanceof TimeoutError || signal.reason instanceof AbortedError) return signal.reason;
+  return new AbortedError(`Aborted while waiting for the lock on ${key}.`, { cause: signal.reason });
+}
+
 /** {@link Store} over a directory: `<storageDir>/_ai_/<key>`. */
 export class FileStore implements Store {
   /** The `_ai_` directory every key lives under. */
@@ -113,7 +119,7 @@ export class FileStore implements Store {
     const lockPath = path.join(this.root, ".locks", `${key.replace(/\//g, "~")}.lock`);
     await fs.mkdir(path.dirname(lockPath), { recursive: true });
     for (;;) {
-      if (signal?.aborted) throw new AbortedError(`Aborted while waiting for the lock on ${key}.`);
+      if (signal?.aborted) throw lockAborted(signal, key);
       try {
         const release = await lockfile.lock(lockPath, {
           realpath: false,

@@ -1,0 +1,163 @@
+/**
+ * Promises about deadlines and aborts (docs/guarantees.md): a call ends at its deadline whatever
+ * its channel does, nothing is stored or reported as success after it, and a deadline is a
+ * timeout, never an abort.
+ */
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { AiAnswer, AiChannel, AiRequest } from "../../src/core/contract.js";
+import { createPlatformApi } from "../../src/core/engine.js";
+import { TimeoutError } from "../../src/core/errors.js";
+import type { LogEntry } from "../../src/core/log.js";
+import { FileStore } from "../../src/core/store/file-store.js";
+import { configureAi, resetAi } from "../../src/runner/index.js";
+import { FakeDevice, fakeAdapter, fakeDriver, type FakeScene } from "../support/fake-device.js";
+import { locateOnDevice, ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
+
+const api = createPlatformApi(fakeAdapter());
+/** Node's longest timer, 2^31-1 ms: a longer one fires after 1 ms. */
+const MAX_TIMEOUT_MS = 2147483647;
+
+function scene(): FakeScene {
+  return {
+    background: "#ffffff",
+    elements: [
+      { id: "header", x: 0, y: 24, width: 360, height: 56, fill: "#1e40af" },
+      { id: "checkout", x: 40, y: 520, width: 280, height: 56, fill: "#16a34a", mark: "#ffffff" },
+    ],
+  };
+}
+
+/** A channel that never answers and never looks at its signal, like a hung SDK. */
+const hungChannel: AiChannel = { request: () => new Promise<AiAnswer>(() => undefined) };
+
+/** Answers `answer` after `ms`, ignoring the signal, like a runner's channel that cannot cancel. */
+function lateChannel(ms: number, answer: (request: AiRequest) => AiAnswer, now?: AiChannel): AiChannel {
+  return {
+    request: (request, options) =>
+      now && request.kind === "locate"
+        ? now.request(request, options)
+        : new Promise((resolve) => setTimeout(() => resolve(answer(request)), ms)),
+  };
+}
+
+let storageDir: string;
+let logs: LogEntry[];
+
+function configure(channel: AiChannel) {
+  configureAi({ channel, storageDir, resultsDir: false, log: (e) => logs.push(e), reportArtifact: () => undefined });
+}
+
+async function storedFiles(): Promise<string[]> {
+  const files = await fs.readdir(path.join(storageDir, "_ai_"), { recursive: true }).catch(() => []);
+  return files.filter((f) => /\.(json|png)$/.test(f)).sort();
+}
+
+beforeEach(async () => {
+  storageDir = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-deadline-"));
+  logs = [];
+});
+afterEach(async () => {
+  resetAi();
+  await fs.rm(storageDir, { recursive: true, force: true });
+});
+
+describe("a call ends at its deadline whatever its channel does", () => {
+  test("a channel that ignores its signal cannot hang a tap past its timeout", async () => {
+    const device = new FakeDevice(scene());
+    configure(hungChannel);
+    await expect(api.tap(fakeDriver(device), "the checkout button", { timeout: 800 })).rejects.toMatchObject({
+      code: "timeout",
+    });
+    expect(device.taps).toHaveLength(0);
+    expect(logs.at(-1)).toMatchObject({ outcome: "failed" });
+  });
+
+  test("the caller's signal ends a hung channel, and the key's lock is free for the next run", async () => {
+    const device = new FakeDevice(scene());
+    configure(hungChannel);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    await expect(
+      api.tap(fakeDriver(device), "the checkout button", { signal: controller.signal, timeout: 60_000 }),
+    ).rejects.toMatchObject({ code: "aborted" });
+
+    // With the lock held by the hung call, this one would wait for it and time out.
+    configure(new ScriptedChannel({ locate: locateOnDevice(device) }));
+    const next = await api.tap(fakeDriver(device), "the checkout button", { timeout: 5000 });
+    expect(next.outcome).toBe("learned");
+  });
+
+  test("a hung channel cannot hang a screenshot judge past its timeout", async () => {
+    configure(hungChannel);
+    const device = new FakeDevice(scene());
+    await expect(
+      api.expect(fakeDriver(device)).toMatchScreenshot("cart", "the cart", { timeout: 800 }),
+    ).rejects.toMatchObject({ code: "timeout" });
+    expect(await storedFiles()).toEqual([]);
+  });
+});
+
+describe("nothing is stored or reported as success after the deadline", () => {
+  test("a verify check that passes after the deadline stores no tap", async () => {
+    const device = new FakeDevice(scene());
+    const pass = (): AiAnswer => ({ pass: true, reason: "late pass", model: SCRIPTED_MODEL });
+    configure(lateChannel(2500, pass, new ScriptedChannel({ locate: locateOnDevice(device) })));
+    await expect(
+      api.tap(fakeDriver(device), "the checkout button", { verify: "the summary is shown", timeout: 1500 }),
+    ).rejects.toMatchObject({ code: "timeout" });
+    expect(await storedFiles()).toEqual([]);
+    expect(logs.at(-1)).toMatchObject({ outcome: "failed" });
+  });
+
+  test("a judge that accepts after the deadline stores no baseline", async () => {
+    const accept = (): AiAnswer => ({ accept: true, reason: "late accept", model: SCRIPTED_MODEL });
+    configure(lateChannel(2000, accept));
+    const device = new FakeDevice(scene());
+    await expect(
+      api.expect(fakeDriver(device)).toMatchScreenshot("cart", "the cart", { timeout: 1000 }),
+    ).rejects.toMatchObject({ code: "timeout" });
+    // Let the late answer arrive: it must not be used.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(await storedFiles()).toEqual([]);
+  });
+});
+
+describe("timeouts are in range, and a deadline is a timeout", () => {
+  test.each([
+    [2 ** 31, "above Node's longest timer"],
+    [0.5, "below a millisecond"],
+    [0, "zero"],
+    [Number.POSITIVE_INFINITY, "infinite"],
+  ])("a timeout of %s (%s) is refused with the range it must lie in", async (timeout) => {
+    configure(hungChannel);
+    const device = new FakeDevice(scene());
+    const message = `timeout must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`;
+    await expect(api.tap(fakeDriver(device), "the checkout button", { timeout })).rejects.toMatchObject({
+      code: "input",
+      message: expect.stringContaining(message),
+    });
+    await expect(
+      api.expect(fakeDriver(device)).toMatchScreenshot("cart", "the cart", { timeout }),
+    ).rejects.toMatchObject({ code: "input", message: expect.stringContaining(message) });
+  });
+
+  test("the longest timeout Node keeps is accepted and runs the call", async () => {
+    const device = new FakeDevice(scene());
+    configure(new ScriptedChannel({ locate: locateOnDevice(device) }));
+    const result = await api.tap(fakeDriver(device), "the checkout button", { timeout: MAX_TIMEOUT_MS });
+    expect(result.outcome).toBe("learned");
+  });
+
+  test("a deadline that passes while waiting for a lock is a timeout, not an abort", async () => {
+    const store = new FileStore(storageDir);
+    const release = await store.lock("taps/k", { deadline: Date.now() + 60_000 });
+    const controller = new AbortController();
+    controller.abort(new TimeoutError("tap did not finish within its 10 ms timeout."));
+    await expect(
+      store.lock("taps/k", { deadline: Date.now() + 60_000, signal: controller.signal }),
+    ).rejects.toBeInstanceOf(TimeoutError);
+    await release();
+  });
+});
