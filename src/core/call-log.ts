@@ -6,6 +6,7 @@ import { recordCall } from "./artifacts.js";
 import type { ResolvedConfig } from "./config.js";
 import { TapshotError } from "./errors.js";
 import type { LogEntry, Outcome } from "./log.js";
+import { redactDeep, redactError } from "./secrets.js";
 
 /** Where the call worked: its device slug and store key, once known. */
 export interface CallPlace {
@@ -61,7 +62,8 @@ export class CallLog {
     if (this.finished) throw new Error(`tapshot: the log entry of ${this.api} "${this.subject}" was finished twice`);
     this.finished = true;
     const parts = [detail, ...this.notes].filter(Boolean);
-    const entry: LogEntry = {
+    // Every sink gets the entry without secrets: a runner's channel error may echo its key.
+    const entry: LogEntry = redactDeep({
       api: this.api,
       ...(this.api === "tap" ? { prompt: this.subject } : { name: this.subject }),
       device: place.device ?? "unknown-device",
@@ -73,7 +75,7 @@ export class CallLog {
       ...(this.usage.inputTokens || this.usage.outputTokens ? { usage: { ...this.usage } } : {}),
       ...(parts.length ? { detail: parts.join("; ") } : {}),
       ...(this.artifacts.length ? { artifacts: [...this.artifacts] } : {}),
-    };
+    });
     if (this.config.resultsDir) recordCall(this.config.resultsDir, entry);
     try {
       this.config.log(entry);
@@ -85,6 +87,7 @@ export class CallLog {
 
   /** Finish as failed: attach the artifacts to the error and log its first line. */
   fail(error: unknown, place: CallPlace): void {
+    redactError(error);
     if (error instanceof TapshotError && this.artifacts.length) {
       error.artifacts = [...this.artifacts];
       error.message += `\nArtifacts:\n${this.artifacts.map((a) => `  ${a}`).join("\n")}`;

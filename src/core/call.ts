@@ -11,6 +11,7 @@ import type { Deadline } from "./deadline.js";
 import { applyTarget, type DeviceDescription } from "./device.js";
 import type { Point } from "./geometry.js";
 import { imageSize } from "./images.js";
+import { redact } from "./secrets.js";
 import type { OpenedDevice } from "./opened-device.js";
 import { deviceSlug, slugify } from "./store/keys.js";
 
@@ -74,7 +75,7 @@ export class Call {
   /** Report one failure image to the configured reporter; a failing reporter is noted, not thrown. */
   async report(role: Artifact["role"], data: Buffer, label: string = role): Promise<void> {
     const subject = this.log.api === "tap" ? `tap-${slugify(this.subject, 40)}` : `screenshot-${this.subject}`;
-    const name = `${subject}__${this.deviceSlug}__${label}.png`;
+    const name = redact(`${subject}__${this.deviceSlug}__${label}.png`);
     try {
       const where = await this.config.reportArtifact({
         name,
@@ -82,7 +83,7 @@ export class Call {
         mimeType: "image/png",
         data,
         api: this.log.api,
-        subject: this.subject,
+        subject: redact(this.subject),
         device: this.deviceSlug,
       });
       if (where) this.log.addArtifact(where);

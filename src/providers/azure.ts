@@ -2,7 +2,8 @@
 import type { AiChannel } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import { chatCompletionsChannel, loadOpenAi, type ChatCompletionsOptions } from "./chat-completions.js";
-import { checkProviderOptions, AzureOpenAiOptionsSchema } from "./validate.js";
+import { registerSecret } from "../core/secrets.js";
+import { checkProviderOptions, checkServerUrl, AzureOpenAiOptionsSchema } from "./validate.js";
 
 /** The Azure OpenAI API version used when none is given: the GA version with structured outputs. */
 export const DEFAULT_AZURE_API_VERSION = "2024-10-21";
@@ -37,6 +38,17 @@ export function azureOpenai(options: AzureOpenAiOptions = {}): AiChannel {
     !apiKey && !options.azureADTokenProvider && "apiKey (or AZURE_OPENAI_API_KEY) or azureADTokenProvider",
   ].filter(Boolean);
   if (missing.length) throw new ConfigError(`azureOpenai() is missing ${missing.join(", ")}.`);
+  checkServerUrl("azureOpenai", options.endpoint ? "endpoint" : "AZURE_OPENAI_ENDPOINT", endpoint);
+  registerSecret(apiKey);
+  const tokenProvider = options.azureADTokenProvider;
+  // Each token it fetches is redacted wherever tapshot prints or writes (src/core/secrets.ts).
+  const azureADTokenProvider =
+    tokenProvider &&
+    (async () => {
+      const token = await tokenProvider();
+      registerSecret(token);
+      return token;
+    });
 
   let client: ReturnType<typeof create> | undefined;
   const create = async () => {
@@ -47,7 +59,7 @@ export function azureOpenai(options: AzureOpenAiOptions = {}): AiChannel {
       deployment,
       apiVersion,
       maxRetries: 0,
-      ...(options.azureADTokenProvider ? { azureADTokenProvider: options.azureADTokenProvider } : { apiKey }),
+      ...(azureADTokenProvider ? { azureADTokenProvider } : { apiKey }),
     });
   };
   return chatCompletionsChannel(

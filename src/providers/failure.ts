@@ -1,9 +1,10 @@
 /**
  * Provider failures as tapshot errors: a ProviderError names the provider, the model and
  * the HTTP status, and never carries a key (every message is redacted against the
- * provider's secrets and common key shapes). Aborts keep the caller's reason.
+ * provider's secrets and common key shapes, src/core/secrets.ts). Aborts keep the caller's reason.
  */
 import { AbortedError, ProviderError, TapshotError, TimeoutError } from "../core/errors.js";
+import { redact } from "../core/secrets.js";
 
 /** Who is failing, and what must never show up in a message. */
 export interface ProviderIdentity {
@@ -27,16 +28,6 @@ export interface Failure {
   /** The request was aborted by its signal. */
   aborted?: boolean;
   cause?: unknown;
-}
-
-const KEY_SHAPES = [/sk-[A-Za-z0-9_-]{12,}/g, /AIza[0-9A-Za-z_-]{20,}/g, /Bearer\s+[A-Za-z0-9._~+/=-]{12,}/gi];
-
-/** Replace every secret (and anything shaped like an API key) with `[redacted]`. */
-export function redact(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[redacted]");
-  for (const shape of KEY_SHAPES) out = out.replace(shape, "[redacted]");
-  return out;
 }
 
 function shorten(text: string, max = 300): string {

@@ -6,13 +6,14 @@
 import type { GoogleGenAI } from "@google/genai";
 import type { AiChannel, AiKind } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
+import { registerSecret } from "../core/secrets.js";
 import { modelChannel, type ModelReply } from "./channel.js";
 import { providerError, type Failure, type ProviderIdentity } from "./failure.js";
 import { imagePlan } from "./images.js";
 import type { CommonProviderOptions } from "./options.js";
 import type { Turn } from "./prompts.js";
 import { GEMINI_BOXES, wireJsonSchema } from "./wire.js";
-import { checkProviderOptions, GeminiOptionsSchema } from "./validate.js";
+import { checkProviderOptions, checkServerUrl, GeminiOptionsSchema } from "./validate.js";
 
 /** The default Gemini model: the current GA Flash, good at spatial understanding. */
 export const DEFAULT_GEMINI_MODEL = "gemini-3.8-flash";
@@ -133,6 +134,8 @@ export function gemini(options: GeminiOptions = {}): AiChannel {
       "gemini({ vertex }) needs a Google Cloud project: pass vertex.project or set GOOGLE_CLOUD_PROJECT.",
     );
   }
+  checkServerUrl("gemini", "baseUrl", options.baseUrl);
+  registerSecret(apiKey);
   const id: ProviderIdentity = { provider: "gemini", model, secrets: apiKey ? [apiKey] : [] };
   const thinking: Partial<Record<AiKind, GeminiThinking>> = { locate: "low", ...options.thinking };
 

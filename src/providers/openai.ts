@@ -5,7 +5,8 @@
 import type { AiChannel } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import { chatCompletionsChannel, loadOpenAi, type ChatCompletionsOptions } from "./chat-completions.js";
-import { checkProviderOptions, OpenAiOptionsSchema } from "./validate.js";
+import { registerSecret } from "../core/secrets.js";
+import { checkProviderOptions, checkServerUrl, OpenAiOptionsSchema } from "./validate.js";
 
 /** The default OpenAI model: the balanced GPT-5.6 tier, with vision input. */
 export const DEFAULT_OPENAI_MODEL = "gpt-5.6-terra";
@@ -40,6 +41,8 @@ export function openai(options: OpenAiOptions = {}): AiChannel {
   checkProviderOptions("openai", OpenAiOptionsSchema, options);
   const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL;
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
+  checkServerUrl("openai", options.baseURL ? "baseURL" : "OPENAI_BASE_URL", baseURL);
+  registerSecret(apiKey);
   if (!apiKey && !baseURL) {
     throw new ConfigError(
       "openai() needs an API key: pass { apiKey } or set OPENAI_API_KEY; for an OpenAI-compatible server pass { baseURL }.",

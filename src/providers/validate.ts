@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { describeZodError } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
+import { hasUserinfo, redact } from "../core/secrets.js";
 
 const text = z.string().min(1, "must not be empty");
 const positiveInt = z.number().int().positive();
@@ -80,4 +81,17 @@ export function checkProviderOptions<T>(provider: string, schema: z.ZodType<T>, 
     throw new ConfigError(`${provider}() got invalid options: ${describeZodError(result.error)}.`);
   }
   return result.data;
+}
+
+/**
+ * Refuse a server URL with a user name or password in it (`http://user:secret@host/v1`): the
+ * provider APIs take keys as headers, so it can never succeed, and URLs are printed in errors.
+ */
+export function checkServerUrl(provider: string, option: string, url: string | undefined): void {
+  if (url === undefined || !hasUserinfo(url)) return;
+  throw new ConfigError(
+    `${provider}() got a ${option} with a user name or password in it (${redact(url)}). ` +
+      `Remove "user:password@" from the URL and pass the key as apiKey (or its environment variable); ` +
+      `the key is sent as a header and never printed.`,
+  );
 }

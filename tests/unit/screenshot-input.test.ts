@@ -111,7 +111,7 @@ describe("options", () => {
       "mask[1] must be",
     ],
     [{ autoHeal: "yes" }, "autoHeal must be true or false"],
-    [{ timeout: 0 }, "timeout must be a positive number"],
+    [{ timeout: 0 }, "timeout must be a number of milliseconds from 1 to 2147483647"],
     ["fast", "toMatchScreenshot options must be an object"],
   ])("%j is refused", (options, message) => {
     expect(inputError(() => check(options))).toContain(message);

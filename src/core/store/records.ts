@@ -7,6 +7,7 @@ import { z } from "zod";
 import { BoxSchema } from "../contract.js";
 import { DeviceDescriptionSchema, type DeviceDescription } from "../device.js";
 import { StoreError } from "../errors.js";
+import { redactDeep } from "../secrets.js";
 import { describeZodError } from "../contract.js";
 import type { Store } from "./store.js";
 
@@ -138,7 +139,7 @@ export async function createRecord(store: Store, key: string, record: object, im
   if ((await store.modifiedAt(`${key}.json`)) !== null) return false;
   // Image first: the JSON is the commit point, so a crash in between leaves only an orphan PNG.
   await store.write(`${key}.png`, image);
-  return store.write(`${key}.json`, Buffer.from(JSON.stringify(record, null, 2) + "\n"), { ifAbsent: true });
+  return store.write(`${key}.json`, recordJson(record), { ifAbsent: true });
 }
 
 /**
@@ -154,5 +155,10 @@ export async function replaceRecord(
 ): Promise<void> {
   await store.write(`${key}.previous.png`, previousImage);
   await store.write(`${key}.png`, image);
-  await store.write(`${key}.json`, Buffer.from(JSON.stringify(record, null, 2) + "\n"));
+  await store.write(`${key}.json`, recordJson(record));
+}
+
+/** A record as stored: pretty JSON with no secret in it (src/core/secrets.ts). */
+function recordJson(record: object): Buffer {
+  return Buffer.from(JSON.stringify(redactDeep(record), null, 2) + "\n");
 }
