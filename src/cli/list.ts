@@ -1,5 +1,5 @@
 /** `tapshot list`: stored taps and baselines per platform and device, with age, last heal and last use. */
-import { printJson, age, clip, table } from "./format.js";
+import { printJson, printLines, age, clip, table } from "./format.js";
 import { allEntries, type StoreModel } from "./model.js";
 import { entryJson, matchesFilter, type EntryFilter } from "./select.js";
 
@@ -40,7 +40,8 @@ export function runList(model: StoreModel, options: ListOptions): number {
         age(e.lastUsed),
         e.record.model,
       ]);
-    lines.push("", group, indent(table(["KIND", "NAME / PROMPT", "CREATED", "HEALED", "LAST USED", "MODEL"], rows)));
+    const header = ["KIND", "NAME / PROMPT", "CREATED", "HEALED", "LAST USED", "MODEL"];
+    lines.push("", group, ...table(header, rows).map((line) => `  ${line}`));
   }
   const filtered = Boolean(options.platform || options.device?.length || options.kind);
   if (!entries.length) lines.push("", filtered ? "Nothing stored matches the filters." : "Nothing stored yet.");
@@ -48,13 +49,6 @@ export function runList(model: StoreModel, options: ListOptions): number {
     lines.push("", "Invalid (fix from git, or delete to learn again):");
     for (const bad of model.invalid) lines.push(`  ${bad.key}: ${bad.problem}`);
   }
-  process.stdout.write(lines.join("\n") + "\n");
+  printLines(lines);
   return 0;
-}
-
-function indent(text: string): string {
-  return text
-    .split("\n")
-    .map((l) => `  ${l}`)
-    .join("\n");
 }

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { CommandFailure, EXIT, UsageError } from "./exit.js";
+import { printLines } from "./format.js";
 import { readStoreModel } from "./model.js";
 import { runList } from "./list.js";
 import { runShow } from "./show.js";
@@ -22,6 +23,7 @@ import {
   type CommonOptions,
 } from "./options.js";
 import type { Platform } from "../core/device.js";
+import { printable } from "../core/printable.js";
 
 function version(): string {
   // src/cli/main.ts and dist/cli/main.js both sit two folders below package.json.
@@ -72,6 +74,8 @@ export function buildProgram(exit: (code: number) => void): Command {
     .description("Review the taps and screenshot baselines tapshot stored, and what the last run did.")
     .version(version())
     .showHelpAfterError('(run "tapshot help <command>" for its options)')
+    // Commander's errors repeat what was typed (an unknown command or option): escape it line by line.
+    .configureOutput({ outputError: (text, write) => write(text.split("\n").map(printable).join("\n")) })
     .exitOverride();
 
   withFilters(withCommon(program.command("list")))
@@ -130,10 +134,13 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     if (error instanceof UsageError) {
-      process.stderr.write(`tapshot: ${error.message}\n`);
+      printLines([`tapshot: ${error.message}`], process.stderr);
       return EXIT.usage;
     }
-    process.stderr.write(`tapshot: ${error instanceof CommandFailure ? "" : "error: "}${(error as Error).message}\n`);
+    printLines(
+      [`tapshot: ${error instanceof CommandFailure ? "" : "error: "}${(error as Error).message}`],
+      process.stderr,
+    );
     return EXIT.failure;
   }
 }

@@ -5,7 +5,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { FileStore } from "../core/store/file-store.js";
-import { age, printJson, table } from "./format.js";
+import { age, printJson, printLines, table } from "./format.js";
 import { allEntries, type StoreEntry, type StoreModel } from "./model.js";
 import { matchesFilter, type EntryFilter } from "./select.js";
 import { EXIT, UsageError } from "./exit.js";
@@ -84,14 +84,18 @@ export async function runPrune(model: StoreModel, options: PruneOptions): Promis
     ];
     if (results.length) {
       lines.push(
-        table(
+        ...table(
           ["KIND", "PLATFORM", "DEVICE", "NAME / PROMPT", "LAST USED"],
           results.map((r) => [r.kind, r.platform, r.device, r.subject, age(r.lastUsed) + (r.error ? " (FAILED)" : "")]),
         ),
       );
     }
-    process.stdout.write(lines.join("\n") + "\n");
-    for (const r of failed) process.stderr.write(`tapshot: could not remove ${r.key}: ${r.error}\n`);
+    printLines(lines);
+    if (failed.length)
+      printLines(
+        failed.map((r) => `tapshot: could not remove ${r.key}: ${r.error}`),
+        process.stderr,
+      );
   }
   return failed.length ? EXIT.failure : EXIT.ok;
 }

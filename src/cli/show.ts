@@ -1,5 +1,5 @@
 /** `tapshot show <name|prompt>`: every record of a baseline name or tap prompt, in full. */
-import { age, printJson } from "./format.js";
+import { age, printJson, printLines } from "./format.js";
 import { allEntries, type StoreEntry, type StoreModel } from "./model.js";
 import { entryJson, matchesFilter, type EntryFilter } from "./select.js";
 import { EXIT } from "./exit.js";
@@ -25,19 +25,22 @@ export function runShow(model: StoreModel, query: string, options: ShowOptions):
   if (options.json) {
     printJson({ query, entries: found.map(entryJson) });
   } else if (found.length) {
-    process.stdout.write(found.map(describe).join("\n\n") + "\n");
+    printLines(found.flatMap((entry, i) => [...(i ? [""] : []), ...describe(entry)]));
   }
   if (!found.length) {
-    process.stderr.write(
-      `tapshot: nothing stored matches "${query}" in ${model.root}. ` +
-        `Run "tapshot list" to see the stored names and prompts.\n`,
+    printLines(
+      [
+        `tapshot: nothing stored matches "${query}" in ${model.root}. ` +
+          `Run "tapshot list" to see the stored names and prompts.`,
+      ],
+      process.stderr,
     );
     return EXIT.failure;
   }
   return EXIT.ok;
 }
 
-function describe(entry: StoreEntry): string {
+function describe(entry: StoreEntry): string[] {
   const r = entry.record;
   const d = r.device;
   const lines = [
@@ -71,7 +74,7 @@ function describe(entry: StoreEntry): string {
   lines.push(field("files", entry.files.json));
   lines.push(field("", entry.files.image));
   if (entry.files.previousImage) lines.push(field("", entry.files.previousImage));
-  return lines.join("\n");
+  return lines;
 }
 
 function field(name: string, value: string): string {

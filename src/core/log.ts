@@ -1,4 +1,5 @@
 /** The one log entry each tapshot call emits, and the default console logger. */
+import { printable } from "./printable.js";
 
 /** What a call ended with. */
 export type Outcome = "replayed" | "learned" | "healed" | "matched" | "stored" | "failed";
@@ -32,12 +33,14 @@ export interface LogEntry {
 /** Message a heal is logged with, so teams can grep for it. */
 export const HEALED_MESSAGE = "tapshot healed a stored value";
 
-/** Format an entry as one console line. */
+/** Format an entry as one console line: control characters in any field are escaped, so it stays one line. */
 export function formatLogLine(entry: LogEntry): string {
   const subject = entry.api === "tap" ? `tap "${entry.prompt}"` : `screenshot "${entry.name}"`;
   const calls = `${entry.aiCalls} AI call${entry.aiCalls === 1 ? "" : "s"}`;
   const detail = entry.detail ? ` - ${entry.detail}` : "";
-  return `tapshot ${subject} [${entry.device}] ${entry.outcome}, ${calls}, ${Math.round(entry.durationMs)} ms${detail}`;
+  return printable(
+    `tapshot ${subject} [${entry.device}] ${entry.outcome}, ${calls}, ${Math.round(entry.durationMs)} ms${detail}`,
+  );
 }
 
 /** The standalone logger: one line per call on stderr (so it never mixes with a reporter's stdout). */

@@ -1,6 +1,8 @@
 /**
  * Copies the images a report shows into `<out>/files/`, so the report folder opens from
  * disk (and can be kept as a CI artifact) without the store or the results beside it.
+ * Only files inside a given folder are copied: run records name their artifacts, and a
+ * report must not carry other files of the machine it was made on (docs/reviewing.md).
  */
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
@@ -33,22 +35,38 @@ export class ReportFiles {
   }
 
   /**
-   * Copy `source` to `files/<target>` and return its URL relative to the report page,
-   * or `undefined` when the source does not exist.
+   * Copy `source` to `files/<target>` and return its URL relative to the report page, or
+   * `undefined` when it is not a file inside `folder` (real paths: a symlink or `..` out of
+   * the folder is outside).
    */
-  async add(source: string, target: string): Promise<string | undefined> {
-    const known = this.copied.get(source);
+  async add(source: string, target: string, folder: string): Promise<string | undefined> {
+    const real = await realFileIn(source, folder);
+    if (!real) return undefined;
+    const known = this.copied.get(real);
     if (known) return known;
     const dest = path.join(this.dir, ...target.split("/"));
     try {
       await fs.mkdir(path.dirname(dest), { recursive: true });
-      await fs.copyFile(source, dest);
+      await fs.copyFile(real, dest);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw error;
     }
     const url = ["files", ...target.split("/")].map(encodeURIComponent).join("/");
-    this.copied.set(source, url);
+    this.copied.set(real, url);
     return url;
+  }
+}
+
+/** The real path of `file` when it is a regular file inside `folder`'s real path, else `undefined`. */
+async function realFileIn(file: string, folder: string): Promise<string | undefined> {
+  try {
+    const [root, real] = await Promise.all([fs.realpath(folder), fs.realpath(file)]);
+    const inside = path.relative(root, real);
+    if (!inside || inside === ".." || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside)) return undefined;
+    return (await fs.stat(real)).isFile() ? real : undefined;
+  } catch {
+    // Missing, a broken link, or no path at all (a run record may name anything): nothing to copy.
+    return undefined;
   }
 }

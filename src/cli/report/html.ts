@@ -39,7 +39,9 @@ function failureCard(call: CallView): string {
     .map(
       (a) =>
         `<figure class="artifact" data-testid="artifact" data-label="${esc(a.label)}">` +
-        (a.url ? img(a.url, `${subject} ${a.label}`) : `<span class="empty-note">not found: ${esc(a.missing)}</span>`) +
+        (a.url
+          ? img(a.url, `${subject} ${a.label}`)
+          : `<span class="empty-note">not in the run folder: ${esc(a.notCopied)}</span>`) +
         `<figcaption>${esc(a.label)}</figcaption></figure>`,
     )
     .join("");

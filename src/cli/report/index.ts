@@ -1,7 +1,7 @@
 /** `tapshot report`: a static HTML page over the store and the last run's results. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { printJson } from "../format.js";
+import { printJson, printLines } from "../format.js";
 import { readStoreModel } from "../model.js";
 import { lastRun, readRuns, type Run } from "../runs.js";
 import { UsageError } from "../exit.js";
@@ -54,7 +54,7 @@ export async function runReport(options: ReportOptions): Promise<number> {
       invalid: store.invalid.length,
     });
   } else {
-    process.stdout.write(`${page}\n`);
+    printLines([page]);
   }
   return 0;
 }

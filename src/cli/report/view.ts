@@ -1,6 +1,6 @@
 /** What the report page shows, with every image already copied beside it. */
-import { existsSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Box } from "../../core/contract.js";
 import type { BaselineEntry, StoreModel, TapEntry } from "../model.js";
 import { artifactLabel, type Run, type RunEntry } from "../runs.js";
@@ -40,10 +40,10 @@ export interface BaselineGrid {
 
 export interface ArtifactView {
   label: string;
-  /** Relative URL of the copied file, or the runner's URL. */
+  /** Relative URL of the copied file. */
   url?: string;
-  /** Where the run said it was, when it could not be found. */
-  missing?: string;
+  /** What the run named, when it is no file in the run's folder (a URL, another path, a deleted file): shown as text. */
+  notCopied?: string;
 }
 
 export interface CallView {
@@ -93,14 +93,14 @@ export async function buildView(store: StoreModel, runs: Run[], files: ReportFil
     const r = entry.record;
     const view: TapView = {
       entry,
-      crop: await files.add(entry.files.image, `store/${entry.key}.png`),
+      crop: await files.add(entry.files.image, `store/${entry.key}.png`, store.root),
       point: pointIn(r.point, r.crop),
       healedInLastRun: healedInLastRun("tap", entry.device, entry.subject),
     };
     if (r.previous) {
       view.before = {
         ...(entry.files.previousImage
-          ? { crop: await files.add(entry.files.previousImage, `store/${entry.key}.previous.png`) }
+          ? { crop: await files.add(entry.files.previousImage, `store/${entry.key}.previous.png`, store.root) }
           : {}),
         point: pointIn(r.previous.point, r.previous.crop),
       };
@@ -113,10 +113,10 @@ export async function buildView(store: StoreModel, runs: Run[], files: ReportFil
     const r = entry.record;
     baselines.push({
       entry,
-      image: await files.add(entry.files.image, `store/${entry.key}.png`),
+      image: await files.add(entry.files.image, `store/${entry.key}.png`, store.root),
       varying: r.varying.map((box) => overlay(box, r.device.screen)),
       ...(entry.files.previousImage
-        ? { before: await files.add(entry.files.previousImage, `store/${entry.key}.previous.png`) }
+        ? { before: await files.add(entry.files.previousImage, `store/${entry.key}.previous.png`, store.root) }
         : {}),
       healedInLastRun: healedInLastRun("baseline", entry.device, entry.subject),
     });
@@ -141,15 +141,25 @@ export async function buildView(store: StoreModel, runs: Run[], files: ReportFil
   };
 }
 
+/** A run record's artifact: copied when it is a file in the run's folder, else only named (a URL is never embedded). */
 async function artifactView(run: Run, where: string, files: ReportFiles): Promise<ArtifactView> {
   const label = artifactLabel(where);
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(where) && !where.startsWith("file:")) return { label, url: where };
-  const local = where.startsWith("file:") ? new URL(where).pathname : where;
+  const local = filePath(where) ?? where;
   // The results folder may have moved since the run (a downloaded CI artifact): look beside calls.jsonl too.
-  const candidates = [path.resolve(run.dir, local), path.join(run.dir, path.basename(local))];
-  const found = candidates.find((c) => existsSync(c));
-  const url = found ? await files.add(found, `runs/${run.id}/${path.basename(found)}`) : undefined;
-  return url ? { label, url } : { label, missing: where };
+  for (const candidate of [path.resolve(run.dir, local), path.join(run.dir, path.basename(local))]) {
+    const url = await files.add(candidate, `runs/${run.id}/${path.basename(candidate)}`, run.dir);
+    if (url) return { label, url };
+  }
+  return { label, notCopied: where };
+}
+
+function filePath(where: string): string | undefined {
+  if (!where.startsWith("file:")) return undefined;
+  try {
+    return fileURLToPath(where);
+  } catch {
+    return undefined;
+  }
 }
 
 function gridsOf(baselines: BaselineView[]): BaselineGrid[] {

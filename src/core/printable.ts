@@ -1,0 +1,19 @@
+/**
+ * Text for a terminal or a plain-text log: control characters become visible escapes, so
+ * a prompt, name, model reason or file name can neither start a new line nor send an
+ * escape sequence (colours, window titles, links, clearing the screen).
+ */
+
+/** C0 controls, DEL, C1 controls, and the Unicode line and paragraph separators. */
+// eslint-disable-next-line no-control-regex -- matching control characters is this module's job
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/** `"a\nb\u001b[31m"` -> `a\nb\x1b[31m` (the backslashes literal); other text is unchanged. */
+export function printable(text: string): string {
+  return text.replace(CONTROL, (c) => {
+    const code = c.charCodeAt(0);
+    return NAMED[c] ?? (code > 0xff ? `\\u${code.toString(16)}` : `\\x${code.toString(16).padStart(2, "0")}`);
+  });
+}
