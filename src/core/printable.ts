@@ -4,9 +4,12 @@
  * escape sequence (colours, window titles, links, clearing the screen).
  */
 
-/** C0 controls, DEL, C1 controls, and the Unicode line and paragraph separators. */
+/**
+ * C0 controls, DEL, C1 controls, the Unicode line and paragraph separators, and the bidi
+ * embedding, override and isolate marks that can make a terminal show text reordered.
+ */
 // eslint-disable-next-line no-control-regex -- matching control characters is this module's job
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
