@@ -38,7 +38,8 @@ const device: DeviceDescription = {
 };
 const key = "taps/android/google-pixel-7_14/the-checkout-button-0123456789";
 
-function png(color: string, width = 40, height = 20): Promise<Buffer> {
+/** A crop-sized image: tapRecord's crop is 56x36. */
+function png(color: string, width = 56, height = 36): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 4, background: color } })
     .png()
     .toBuffer();

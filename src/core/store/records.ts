@@ -7,6 +7,8 @@ import { z } from "zod";
 import { BoxSchema } from "../contract.js";
 import { DeviceDescriptionSchema, type DeviceDescription } from "../device.js";
 import { StoreError } from "../errors.js";
+import type { Point, Rect, Size } from "../geometry.js";
+import { imageSize } from "../images.js";
 import { redactDeep } from "../secrets.js";
 import { describeZodError } from "../contract.js";
 import type { Store } from "./store.js";
@@ -31,17 +33,31 @@ export const TapValueSchema = z.object({
   storedAt: IsoDate,
 });
 
-export const TapRecordSchema = z.object({
-  format: z.literal(FORMAT),
-  kind: z.literal("tap"),
-  prompt: z.string(),
-  verify: z.string().nullable(),
-  device: DeviceDescriptionSchema,
-  ...TapValueSchema.shape,
-  createdAt: IsoDate,
-  /** The value this one replaced when it was healed; its image is `<key>.previous.png`. */
-  previous: TapValueSchema.optional(),
-});
+export const TapRecordSchema = z
+  .object({
+    format: z.literal(FORMAT),
+    kind: z.literal("tap"),
+    prompt: z.string(),
+    verify: z.string().nullable(),
+    device: DeviceDescriptionSchema,
+    ...TapValueSchema.shape,
+    createdAt: IsoDate,
+    /** The value this one replaced when it was healed; its image is `<key>.previous.png`. */
+    previous: TapValueSchema.optional(),
+  })
+  .superRefine((record, ctx) => {
+    // A stored point is tapped without a model: an edited or corrupted one must never be (docs/guarantees.md).
+    const { point, box, crop } = record;
+    const screen = { x: 0, y: 0, ...record.device.screen };
+    const at = `(${point.x}, ${point.y})`;
+    if (!contains(box, point)) ctx.addIssue({ code: "custom", path: ["point"], message: `${at} is outside the box` });
+    if (!contains(screen, point)) {
+      ctx.addIssue({ code: "custom", path: ["point"], message: `${at} is outside the ${sizeText(screen)} screen` });
+    }
+    if (!within(crop, screen)) {
+      ctx.addIssue({ code: "custom", path: ["crop"], message: `does not lie on the ${sizeText(screen)} screen` });
+    }
+  });
 /** A stored tap: `_ai_/taps/<platform>/<device>/<slug>-<hash>.json`. */
 export type TapRecord = z.infer<typeof TapRecordSchema>;
 
@@ -68,6 +84,23 @@ export const BaselineRecordSchema = z.object({
 });
 /** A stored baseline: `_ai_/screenshots/<platform>/<name>/<device>.json`. */
 export type BaselineRecord = z.infer<typeof BaselineRecordSchema>;
+
+function contains(rect: Rect, point: Point): boolean {
+  return point.x >= rect.x && point.y >= rect.y && point.x <= rect.x + rect.width && point.y <= rect.y + rect.height;
+}
+
+function within(inner: Rect, outer: Rect): boolean {
+  return contains(outer, inner) && contains(outer, { x: inner.x + inner.width, y: inner.y + inner.height });
+}
+
+function sizeText(size: Size): string {
+  return `${size.width}x${size.height}`;
+}
+
+/** The size a record's image must have: a tap's crop, or a baseline's screen. */
+function imageSizeOf(record: { kind: string; device: DeviceDescription; crop?: Size }): Size {
+  return record.kind === "tap" && record.crop ? record.crop : record.device.screen;
+}
 
 /** What every stored record has, whatever its kind. */
 export interface StoredRecordBase {
@@ -114,11 +147,15 @@ export async function readRecord<S extends z.ZodType<{ imageSha256: string }>>(
       );
     }
     const image = await store.read(`${key}.png`);
-    if (image && sha256(image) === result.data.imageSha256) return { record: result.data, image };
+    if (image && sha256(image) === result.data.imageSha256) {
+      return { record: result.data, image: await checkImage(store, `${key}.png`, result.data, image) };
+    }
     // replaceRecord writes <key>.previous.png (this record's image) before <key>.png, so when a heal is
     // under way, or its writer died before the JSON, the record's own image is still there.
     const previous = await store.read(`${key}.previous.png`);
-    if (previous && sha256(previous) === result.data.imageSha256) return { record: result.data, image: previous };
+    if (previous && sha256(previous) === result.data.imageSha256) {
+      return { record: result.data, image: await checkImage(store, `${key}.previous.png`, result.data, previous) };
+    }
     // A heal may be replacing the pair right now: read again before calling it torn.
     if (attempt >= TORN_READ_RETRIES) {
       throw new StoreError(
@@ -128,6 +165,28 @@ export async function readRecord<S extends z.ZodType<{ imageSha256: string }>>(
     }
     await new Promise((r) => setTimeout(r, 20 * (attempt + 1)));
   }
+}
+
+/** The image when it is an image of the size its record says, else a StoreError naming both. */
+async function checkImage(store: Store, file: string, record: unknown, image: Buffer): Promise<Buffer> {
+  const expected = imageSizeOf(record as Parameters<typeof imageSizeOf>[0]);
+  let actual: Size;
+  try {
+    actual = await imageSize(image);
+  } catch (error) {
+    throw new StoreError(
+      `${store.location}/${file} is not an image its record can use (${(error as Error).message}). ` +
+        `Restore it from git, or delete its .json to learn it again.`,
+      { cause: error },
+    );
+  }
+  if (actual.width !== expected.width || actual.height !== expected.height) {
+    throw new StoreError(
+      `${store.location}/${file} is ${sizeText(actual)} but its record says ${sizeText(expected)}. ` +
+        `Restore both files from git, or delete its .json to learn it again.`,
+    );
+  }
+  return image;
 }
 
 /**
