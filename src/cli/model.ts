@@ -81,14 +81,16 @@ const IMAGE_SUFFIXES = [".previous.png", ".png"];
 /** Read every record under `<storageDir>/_ai_/`; `runs` supply recorded use beside file mtimes. */
 export async function readStoreModel(storageDir: string, runs: Run[] = []): Promise<StoreModel> {
   const store = new FileStore(storageDir);
-  const keys = await store.list("");
+  const scan = await store.scan("");
+  const keys = scan.keys;
   const calls = indexCalls(runs);
   const model: StoreModel = {
     storageDir: path.resolve(storageDir),
     root: store.root,
     taps: [],
     baselines: [],
-    invalid: [],
+    // Links below _ai_/ are never followed: they are shown as invalid, so prune never reaches through them.
+    invalid: [...scan.skipped],
   };
   const file = (key: string) => path.join(store.root, ...key.split("/"));
   const recordKeys = new Set(keys.filter((k) => k.endsWith(".json")).map((k) => k.slice(0, -".json".length)));

@@ -1,10 +1,11 @@
 /**
  * `tapshot prune`: remove records not used since a date, or of devices no longer in use.
  * Each record's files go together, JSON first (the commit point), under the key's lock.
+ * It also sweeps temp files that interrupted writes left behind (older than an hour).
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { FileStore } from "../core/store/file-store.js";
+import { FileStore, STALE_TEMP_MS } from "../core/store/file-store.js";
 import { age, printJson, printLines, table } from "./format.js";
 import { allEntries, type StoreEntry, type StoreModel } from "./model.js";
 import { matchesFilter, type EntryFilter } from "./select.js";
@@ -73,9 +74,16 @@ export async function runPrune(model: StoreModel, options: PruneOptions): Promis
     }
     results.push(pruned);
   }
+  const sweep = await sweepTemp(store, Boolean(options.dryRun));
   const failed = results.filter((r) => r.error);
   if (options.json) {
-    printJson({ dryRun: Boolean(options.dryRun), storage: model.root, removed: results, failed: failed.length });
+    printJson({
+      dryRun: Boolean(options.dryRun),
+      storage: model.root,
+      removed: results,
+      staleTempFiles: sweep.removed,
+      failed: failed.length + (sweep.error ? 1 : 0),
+    });
   } else {
     const verb = options.dryRun ? "Would remove" : "Removed";
     const done = results.length - failed.length;
@@ -90,14 +98,28 @@ export async function runPrune(model: StoreModel, options: PruneOptions): Promis
         ),
       );
     }
-    printLines(lines);
-    if (failed.length)
-      printLines(
-        failed.map((r) => `tapshot: could not remove ${r.key}: ${r.error}`),
-        process.stderr,
+    if (sweep.removed.length) {
+      const n = sweep.removed.length;
+      lines.push(
+        `${verb} ${n} temp file${n === 1 ? "" : "s"} left by interrupted writes (older than ${STALE_TEMP_MS / 3_600_000} h).`,
       );
+    }
+    printLines(lines);
+    const problems = [
+      ...failed.map((r) => `tapshot: could not remove ${r.key}: ${r.error}`),
+      ...(sweep.error ? [`tapshot: could not remove stale temp files: ${sweep.error}`] : []),
+    ];
+    if (problems.length) printLines(problems, process.stderr);
   }
-  return failed.length ? EXIT.failure : EXIT.ok;
+  return failed.length || sweep.error ? EXIT.failure : EXIT.ok;
+}
+
+async function sweepTemp(store: FileStore, dryRun: boolean): Promise<{ removed: string[]; error?: string }> {
+  try {
+    return { removed: await store.sweepTemp({ dryRun }) };
+  } catch (error) {
+    return { removed: [], error: (error as Error).message };
+  }
 }
 
 async function removeRecord(store: FileStore, entry: StoreEntry): Promise<void> {

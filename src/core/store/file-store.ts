@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { promises as fs, type Dirent } from "node:fs";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 import { AbortedError, StoreError, TimeoutError } from "../errors.js";
@@ -9,6 +9,59 @@ import type { LockOptions, Release, Store, WriteOptions } from "./store.js";
 const LOCK_POLL_MS = 50;
 /** A lock whose holder stopped refreshing it for this long is considered abandoned. */
 const LOCK_STALE_MS = 10_000;
+/**
+ * A temp file this old was left by a writer that died or failed: a live writer renames its temp file within
+ * moments of creating it. An age works for stores shared by several machines, where a pid says nothing.
+ */
+export const STALE_TEMP_MS = 60 * 60 * 1000;
+
+/** A file or folder that {@link FileStore.scan} did not enter or return, and why. */
+export interface Skipped {
+  /** Its path relative to the `_ai_` folder. */
+  key: string;
+  file: string;
+  problem: string;
+}
+
+/** Everything under a prefix: keys, temp files (never keys) and what was skipped. */
+export interface Scan {
+  keys: string[];
+  /** Temp files of writes that are under way or were interrupted. */
+  temp: string[];
+  skipped: Skipped[];
+}
+
+/** What an errno means for a storage user. */
+const CAUSES: Record<string, string> = {
+  ENOSPC: "the disk is full",
+  EDQUOT: "the disk quota is used up",
+  EROFS: "the storage is read-only",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+};
+const NOT_WRITABLE = new Set(["EROFS", "EACCES", "EPERM"]);
+const REPLAY_HINT =
+  'Learning stores new values there; to run on storage that cannot be written, use mode "replay", which needs no writes.';
+
+function codeOf(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** A StoreError naming the file and, in plain words, the cause. */
+function failure(action: string, file: string, error: unknown): StoreError {
+  if (error instanceof StoreError) return error;
+  const code = codeOf(error);
+  const cause = code && CAUSES[code];
+  let message = cause
+    ? `Could not ${action} ${file}: ${cause} (${code}).`
+    : `Could not ${action} ${file}: ${(error as Error).message}`;
+  if (action === "write" && code && (code === "ENOSPC" || code === "EDQUOT")) {
+    message += " The stored value is unchanged; free some space and run again.";
+  } else if (action === "write" && code && NOT_WRITABLE.has(code)) {
+    message += ` ${REPLAY_HINT}`;
+  }
+  return new StoreError(message, { cause: error });
+}
 
 /** The signal's own reason when it is tapshot's (a deadline is a timeout, not an abort), else an abort. */
 function lockAborted(signal: AbortSignal, key: string): Error {
@@ -21,6 +74,7 @@ export class FileStore implements Store {
   /** The `_ai_` directory every key lives under. */
   readonly root: string;
   readonly location: string;
+  private resolvedRoot: string | undefined;
 
   constructor(storageDir: string) {
     this.root = path.resolve(storageDir, "_ai_");
@@ -35,89 +89,170 @@ export class FileStore implements Store {
     return path.join(this.root, ...parts);
   }
 
-  async read(key: string): Promise<Buffer | null> {
+  /**
+   * The path of `key`, after checking that no existing part of it below the root is a symbolic link.
+   * The root itself (or a folder above it) may be a link, e.g. a storage folder on a mounted disk. Links
+   * below the root are refused even when they point inside it: one key is then always one file, listing
+   * needs no cycle checks, and prune never removes anything it reached through a link (docs/storage.md).
+   */
+  private async checkedPath(key: string): Promise<string> {
+    const target = this.pathOf(key);
+    let current = this.root;
+    for (const part of key.split("/")) {
+      current = path.join(current, part);
+      const stat = await fs.lstat(current).catch((error: unknown) => {
+        if (codeOf(error) === "ENOENT" || codeOf(error) === "ENOTDIR") return null;
+        throw failure("read", current, error);
+      });
+      if (!stat) break; // the rest does not exist yet
+      if (stat.isSymbolicLink()) throw await this.linkError(current);
+    }
+    return target;
+  }
+
+  /** The root with every link resolved; resolved once it exists. */
+  private async realRoot(): Promise<string> {
+    if (this.resolvedRoot) return this.resolvedRoot;
     try {
-      return await fs.readFile(this.pathOf(key));
+      this.resolvedRoot = await fs.realpath(this.root);
+      return this.resolvedRoot;
+    } catch {
+      return this.root;
+    }
+  }
+
+  private async linkError(link: string): Promise<StoreError> {
+    const target = await fs.readlink(link).catch(() => "");
+    const resolved = path.resolve(path.dirname(link), target);
+    const real = await fs.realpath(resolved).catch(() => resolved);
+    const root = await this.realRoot();
+    const where = real === root || real.startsWith(root + path.sep) ? "inside" : "outside";
+    return new StoreError(
+      `${link} is a symbolic link to ${resolved} (${where} the storage folder ${this.root}). tapshot does not ` +
+        `follow links below ${this.root}, so it neither writes, reads nor deletes through it. Replace the link ` +
+        `with a real folder: remove the link and move what it points to into a folder of that name.`,
+    );
+  }
+
+  async read(key: string): Promise<Buffer | null> {
+    const file = await this.checkedPath(key);
+    try {
+      return await fs.readFile(file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw new StoreError(`Could not read ${this.pathOf(key)}: ${(error as Error).message}`, { cause: error });
+      if (codeOf(error) === "ENOENT") return null;
+      throw failure("read", file, error);
     }
   }
 
   async write(key: string, data: Buffer, options: WriteOptions = {}): Promise<boolean> {
-    const target = this.pathOf(key);
-    await fs.mkdir(path.dirname(target), { recursive: true });
+    const target = await this.checkedPath(key);
+    await fs.mkdir(path.dirname(target), { recursive: true }).catch((error: unknown) => {
+      throw failure("write", target, error);
+    });
     // The temp file lives beside the target so that rename/link stay on one filesystem.
     const temp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-    const handle = await fs.open(temp, "wx");
     try {
-      await handle.writeFile(data);
-      await handle.sync();
+      await writeTemp(temp, data);
+      return await commit(temp, target, options.ifAbsent ?? false);
+    } catch (error) {
+      throw failure("write", target, error);
     } finally {
-      await handle.close();
-    }
-    try {
-      if (options.ifAbsent) {
-        // link() fails with EEXIST when the target exists: an atomic create-if-absent.
-        try {
-          await fs.link(temp, target);
-          return true;
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-          throw error;
-        }
-      }
-      await fs.rename(temp, target);
-      return true;
-    } finally {
-      await fs.rm(temp, { force: true });
+      // After a rename nothing is left; after a link or a failure the temp file goes. If even this fails
+      // (the storage went read-only), `tapshot prune` sweeps it later.
+      await fs.rm(temp, { force: true }).catch(() => undefined);
     }
   }
 
   async remove(key: string): Promise<void> {
-    await fs.rm(this.pathOf(key), { force: true });
+    const file = await this.checkedPath(key);
+    await fs.rm(file, { force: true }).catch((error: unknown) => {
+      throw failure("remove", file, error);
+    });
   }
 
   async touch(key: string): Promise<void> {
+    const file = await this.checkedPath(key);
     const now = new Date();
-    await fs.utimes(this.pathOf(key), now, now).catch(() => undefined);
+    await fs.utimes(file, now, now).catch(() => undefined);
   }
 
   async modifiedAt(key: string): Promise<Date | null> {
+    const file = await this.checkedPath(key);
     try {
-      return (await fs.stat(this.pathOf(key))).mtime;
+      return (await fs.stat(file)).mtime;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw error;
+      if (codeOf(error) === "ENOENT") return null;
+      throw failure("read", file, error);
     }
   }
 
   async list(prefix: string): Promise<string[]> {
-    const base = prefix ? this.pathOf(prefix) : this.root;
-    let entries: string[];
+    return (await this.scan(prefix)).keys;
+  }
+
+  /** Keys under `prefix` like {@link list}, with the temp files and the links it did not follow. */
+  async scan(prefix: string): Promise<Scan> {
+    const base = prefix ? await this.checkedPath(prefix) : this.root;
+    const scan: Scan = { keys: [], temp: [], skipped: [] };
+    await this.walk(base, scan);
+    scan.keys.sort();
+    scan.temp.sort();
+    scan.skipped.sort((a, b) => a.key.localeCompare(b.key));
+    return scan;
+  }
+
+  private keyOf(file: string): string {
+    return path.relative(this.root, file).split(path.sep).join("/");
+  }
+
+  private async walk(dir: string, scan: Scan): Promise<void> {
+    let entries: Dirent[];
     try {
-      entries = await fs.readdir(base, { recursive: true });
+      entries = await fs.readdir(dir, { withFileTypes: true });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-      throw error;
+      // Another process may remove a folder while it is listed.
+      if (codeOf(error) === "ENOENT" || codeOf(error) === "ENOTDIR") return;
+      throw failure("list", dir, error);
     }
-    const keys: string[] = [];
     for (const entry of entries) {
-      if (entry.endsWith(".tmp") || entry.split(path.sep).includes(".locks")) continue;
-      const full = path.join(base, entry);
-      // Another process may remove a file between readdir and stat.
-      const stat = await fs.stat(full).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") return null;
-        throw error;
-      });
-      if (stat?.isFile()) keys.push(path.relative(this.root, full).split(path.sep).join("/"));
+      const full = path.join(dir, entry.name);
+      if (entry.isSymbolicLink()) {
+        const { message } = await this.linkError(full);
+        scan.skipped.push({ key: this.keyOf(full), file: full, problem: message });
+      } else if (entry.isDirectory()) {
+        if (entry.name !== ".locks") await this.walk(full, scan);
+      } else if (entry.isFile()) {
+        (entry.name.endsWith(".tmp") ? scan.temp : scan.keys).push(this.keyOf(full));
+      }
     }
-    return keys.sort();
+  }
+
+  /**
+   * Remove temp files older than `olderThanMs` (see {@link STALE_TEMP_MS}), left by writers that died or
+   * could not clean up. Returns their keys; with `dryRun`, removes nothing.
+   */
+  async sweepTemp(options: { olderThanMs?: number; dryRun?: boolean } = {}): Promise<string[]> {
+    const cutoff = Date.now() - (options.olderThanMs ?? STALE_TEMP_MS);
+    const stale: string[] = [];
+    for (const key of (await this.scan("")).temp) {
+      const file = await this.checkedPath(key);
+      const stat = await fs.lstat(file).catch(() => null);
+      if (!stat?.isFile() || stat.mtimeMs >= cutoff) continue;
+      if (!options.dryRun) {
+        await fs.rm(file, { force: true }).catch((error: unknown) => {
+          throw failure("remove", file, error);
+        });
+      }
+      stale.push(key);
+    }
+    return stale;
   }
 
   async lock(key: string, { deadline, signal }: LockOptions): Promise<Release> {
-    const lockPath = path.join(this.root, ".locks", `${key.replace(/\//g, "~")}.lock`);
-    await fs.mkdir(path.dirname(lockPath), { recursive: true });
+    const lockPath = await this.checkedPath(`.locks/${key.replace(/\//g, "~")}.lock`);
+    await fs.mkdir(path.dirname(lockPath), { recursive: true }).catch((error: unknown) => {
+      throw this.lockFailure(key, lockPath, error);
+    });
     for (;;) {
       if (signal?.aborted) throw lockAborted(signal, key);
       try {
@@ -136,7 +271,7 @@ export class FileStore implements Store {
           await release().catch(() => undefined);
         };
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
+        if (codeOf(error) !== "ELOCKED") throw this.lockFailure(key, lockPath, error);
       }
       if (Date.now() >= deadline) {
         throw new TimeoutError(
@@ -146,5 +281,44 @@ export class FileStore implements Store {
       }
       await sleep(LOCK_POLL_MS, signal);
     }
+  }
+
+  private lockFailure(key: string, lockPath: string, error: unknown): StoreError {
+    const code = codeOf(error);
+    if (!code || !NOT_WRITABLE.has(code)) return failure("lock", lockPath, error);
+    const what = code === "EROFS" ? "is read-only" : "is not writable by this user";
+    return new StoreError(
+      `Could not take the lock on ${key}: the storage ${this.root} ${what} (${code}). ${REPLAY_HINT}`,
+      { cause: error },
+    );
+  }
+}
+
+/** Write and flush `data` to a new file at `temp`. */
+async function writeTemp(temp: string, data: Buffer): Promise<void> {
+  const handle = await fs.open(temp, "wx");
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+}
+
+/** Put the flushed `temp` file in place at `target`; with `ifAbsent`, only when nothing is there. */
+async function commit(temp: string, target: string, ifAbsent: boolean): Promise<boolean> {
+  if (!ifAbsent) {
+    await fs.rename(temp, target);
+    return true;
+  }
+  // link() fails with EEXIST when the target exists: an atomic create-if-absent.
+  try {
+    await fs.link(temp, target);
+    return true;
+  } catch (error) {
+    if (codeOf(error) === "EEXIST") return false;
+    throw error;
   }
 }

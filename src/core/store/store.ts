@@ -40,7 +40,8 @@ export interface Store {
   /**
    * Note that `key` was used now (a replay), without rewriting it. The filesystem
    * store sets the file's modification time: one syscall, no content change, so
-   * git sees nothing. Best effort; failures are ignored.
+   * git sees nothing. Best effort: a failure to set the time is ignored (a key the store
+   * refuses, e.g. one behind a symbolic link, still throws).
    */
   touch(key: string): Promise<void>;
   /** When `key` was last written or touched; `null` when missing. */

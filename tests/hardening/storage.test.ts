@@ -1,0 +1,273 @@
+/**
+ * Storage hardening: symbolic links under `_ai_/` and failed writes (disk full, read-only storage).
+ * Faults are injected into the fs promises API, so these tests also hold when run as root.
+ */
+import { jest } from "@jest/globals";
+import { promises as fs } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { FileStore } from "../../src/core/store/file-store.js";
+import { StoreError } from "../../src/core/errors.js";
+import { createRecord, sha256, FORMAT, type BaselineRecord } from "../../src/core/store/records.js";
+import { readStoreModel } from "../../src/cli/model.js";
+import { runPrune } from "../../src/cli/prune.js";
+import { EXIT } from "../../src/cli/exit.js";
+
+const DAY = 86_400_000;
+
+let dir: string;
+let storageDir: string;
+let outside: string;
+let store: FileStore;
+let fileHandle: FileHandle;
+
+beforeAll(async () => {
+  // FileHandle is not exported as a class; its prototype is reached through a real handle.
+  const handle = await fs.open(import.meta.filename, "r");
+  await handle.close();
+  fileHandle = Object.getPrototypeOf(handle) as FileHandle;
+});
+
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-hardening-"));
+  storageDir = path.join(dir, "storage");
+  outside = path.join(dir, "outside");
+  await fs.mkdir(outside);
+  store = new FileStore(storageDir);
+});
+
+afterEach(async () => {
+  jest.restoreAllMocks();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+function errno(code: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: simulated failure`), { code });
+}
+
+/** A link at `<root>/<key>` to `target`, with the folders above it real. */
+async function link(key: string, target: string): Promise<string> {
+  const at = path.join(store.root, ...key.split("/"));
+  await fs.mkdir(path.dirname(at), { recursive: true });
+  await fs.symlink(target, at);
+  return at;
+}
+
+async function filesUnder(folder: string): Promise<string[]> {
+  return ((await fs.readdir(folder, { recursive: true })) as string[]).sort();
+}
+
+async function isLink(file: string): Promise<boolean> {
+  return (await fs.lstat(file)).isSymbolicLink();
+}
+
+function baseline(name: string, image: Buffer): BaselineRecord {
+  const at = new Date(Date.now() - 30 * DAY).toISOString();
+  return {
+    format: FORMAT,
+    kind: "baseline",
+    name,
+    device: {
+      platform: "android",
+      model: "Fake Pixel",
+      osVersion: "14",
+      screen: { width: 10, height: 20 },
+      scale: 1,
+      insets: { top: 0, bottom: 0, left: 0, right: 0 },
+      orientation: "portrait",
+    },
+    prompt: "a screen",
+    varying: [],
+    model: "test",
+    reason: "stored by the test",
+    imageSha256: sha256(image),
+    storedAt: at,
+    createdAt: at,
+  };
+}
+
+async function storeBaseline(key: string): Promise<void> {
+  const image = Buffer.from(`image of ${key}`);
+  expect(await createRecord(store, key, baseline(key.split("/")[2]!, image), image)).toBe(true);
+}
+
+async function prune(options: Parameters<typeof runPrune>[1]): Promise<{ code: number; stdout: string }> {
+  let stdout = "";
+  jest.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+    stdout += String(chunk);
+    return true;
+  });
+  jest.spyOn(process.stderr, "write").mockImplementation(() => true);
+  const code = await runPrune(await readStoreModel(storageDir), options);
+  jest.mocked(process.stdout.write).mockRestore();
+  jest.mocked(process.stderr.write).mockRestore();
+  return { code, stdout };
+}
+
+describe("symbolic links under _ai_/", () => {
+  test("never writes through a symlink out of the storage root, and says which link and how to fix it", async () => {
+    // The root itself may be a link, e.g. a storage folder on a mounted disk.
+    const disk = path.join(dir, "disk", "_ai_");
+    await fs.mkdir(disk, { recursive: true });
+    await fs.mkdir(storageDir);
+    await fs.symlink(disk, store.root);
+    const device = await link("taps/android/x", outside);
+
+    const error = await store.write("taps/android/x/a.json", Buffer.from("{}")).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    const message = (error as Error).message;
+    expect(message).toContain(`${device} is a symbolic link to ${outside} (outside the storage folder`);
+    expect(message).toMatch(/Replace the link with a real folder/);
+    expect(await filesUnder(outside)).toEqual([]);
+
+    expect(await store.write("taps/android/real/a.json", Buffer.from("{}"))).toBe(true);
+    expect(await filesUnder(path.join(disk, "taps/android/real"))).toEqual(["a.json"]);
+    expect(await store.list("")).toEqual(["taps/android/real/a.json"]);
+  });
+
+  test("never reads, touches, dates or removes a file through a symlink out of the storage root", async () => {
+    const secret = path.join(outside, "a.json");
+    await fs.writeFile(secret, "not for tapshot");
+    const old = new Date("2020-01-01T00:00:00Z");
+    await fs.utimes(secret, old, old);
+    await link("taps/android/x", outside);
+
+    const key = "taps/android/x/a.json";
+    for (const attempt of [store.read(key), store.touch(key), store.modifiedAt(key), store.remove(key)]) {
+      await expect(attempt).rejects.toThrow(StoreError);
+    }
+    await expect(store.read(key)).rejects.toThrow(/taps\/android\/x is a symbolic link/);
+    expect(await fs.readFile(secret, "utf8")).toBe("not for tapshot");
+    expect((await fs.stat(secret)).mtime.getTime()).toBe(old.getTime());
+  });
+
+  test("refuses a symlink below the root even when it points inside the root", async () => {
+    await store.write("taps/android/real/a.json", Buffer.from("one"));
+    await link("taps/android/alias", path.join(store.root, "taps/android/real"));
+    await link("taps/android/real/b.json", path.join(store.root, "taps/android/real/a.json"));
+
+    await expect(store.read("taps/android/alias/a.json")).rejects.toThrow(/inside the storage folder/);
+    await expect(store.read("taps/android/real/b.json")).rejects.toThrow(/b\.json is a symbolic link/);
+    await expect(store.write("taps/android/alias/c.json", Buffer.from("x"))).rejects.toThrow(StoreError);
+    expect(await filesUnder(path.join(store.root, "taps/android/real"))).toEqual(["a.json", "b.json"]);
+  });
+
+  test("never lists or descends into a symlink out of the storage root, and reports each link it skipped", async () => {
+    await fs.mkdir(path.join(outside, "sub"));
+    await fs.writeFile(path.join(outside, "a.json"), "{}");
+    await fs.writeFile(path.join(outside, "sub", "b.json"), "{}");
+    await store.write("taps/android/real/a.json", Buffer.from("{}"));
+    await link("taps/android/x", outside);
+    await link("taps/android/real/f.json", path.join(outside, "a.json"));
+
+    expect(await store.list("")).toEqual(["taps/android/real/a.json"]);
+    expect(await store.list("taps/android/real")).toEqual(["taps/android/real/a.json"]);
+    await expect(store.list("taps/android/x")).rejects.toThrow(StoreError);
+    await expect(store.list("taps/android/x/sub")).rejects.toThrow(/taps\/android\/x is a symbolic link/);
+    const { skipped } = await store.scan("");
+    expect(skipped.map((s) => s.key)).toEqual(["taps/android/real/f.json", "taps/android/x"]);
+    for (const s of skipped) expect(s.problem).toMatch(/outside the storage folder/);
+  });
+
+  test("prune never deletes files outside the storage root and shows the links as invalid", async () => {
+    await storeBaseline("screenshots/android/cart/dev");
+    // A device folder moved out of the store and linked back.
+    await storeBaseline("screenshots/android/moved/dev");
+    await fs.rename(path.join(store.root, "screenshots/android/moved"), path.join(outside, "moved"));
+    await link("screenshots/android/moved", path.join(outside, "moved"));
+    // A record whose two files are links to files outside.
+    await storeBaseline("screenshots/android/linked/dev");
+    for (const name of ["dev.json", "dev.png"]) {
+      const at = path.join(store.root, "screenshots/android/linked", name);
+      await fs.rename(at, path.join(outside, name));
+      await fs.symlink(path.join(outside, name), at);
+    }
+    const outsideBefore = await filesUnder(outside);
+
+    const model = await readStoreModel(storageDir);
+    expect(model.baselines.map((b) => b.key)).toEqual(["screenshots/android/cart/dev"]);
+    expect(model.invalid.map((i) => i.key)).toEqual([
+      "screenshots/android/linked/dev.json",
+      "screenshots/android/linked/dev.png",
+      "screenshots/android/moved",
+    ]);
+    for (const i of model.invalid) expect(i.problem).toMatch(/is a symbolic link to .*outside the storage folder/);
+
+    const { code, stdout } = await prune({ unusedSince: new Date(Date.now() + DAY) });
+    expect(code).toBe(EXIT.ok);
+    expect(stdout).toMatch(/Removed 1 record /);
+    expect(await store.read("screenshots/android/cart/dev.json")).toBeNull();
+    expect(await filesUnder(outside)).toEqual(outsideBefore);
+    expect(await isLink(path.join(store.root, "screenshots/android/moved"))).toBe(true);
+    expect(await isLink(path.join(store.root, "screenshots/android/linked/dev.json"))).toBe(true);
+    expect(await isLink(path.join(store.root, "screenshots/android/linked/dev.png"))).toBe(true);
+  });
+});
+
+describe("failed writes", () => {
+  const key = "taps/android/dev/a.json";
+
+  test.each([
+    ["creating the temp file", () => jest.spyOn(fs, "open").mockRejectedValueOnce(errno("ENOSPC")), false],
+    ["writing the temp file", () => jest.spyOn(fileHandle, "writeFile").mockRejectedValueOnce(errno("ENOSPC")), false],
+    ["flushing the temp file", () => jest.spyOn(fileHandle, "sync").mockRejectedValueOnce(errno("ENOSPC")), false],
+    ["renaming it into place", () => jest.spyOn(fs, "rename").mockRejectedValueOnce(errno("ENOSPC")), false],
+    ["linking it into place (ifAbsent)", () => jest.spyOn(fs, "link").mockRejectedValueOnce(errno("ENOSPC")), true],
+  ])(
+    "leaves no temp file and names the path and the full disk when ENOSPC hits %s",
+    async (_when, inject, ifAbsent) => {
+      const target = ifAbsent ? "taps/android/dev/new.json" : key;
+      await store.write(key, Buffer.from("old"));
+      inject();
+      const error = await store.write(target, Buffer.from("new"), { ifAbsent }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      const file = path.join(store.root, ...target.split("/"));
+      expect((error as Error).message).toContain(`Could not write ${file}: the disk is full (ENOSPC).`);
+      expect((error as Error).message).toMatch(/free some space/);
+      expect(await filesUnder(path.join(store.root, "taps/android/dev"))).toEqual(["a.json"]);
+      expect((await store.read(key))?.toString()).toBe("old");
+    },
+  );
+
+  test("tapshot prune sweeps temp files older than an hour and keeps fresh ones", async () => {
+    await store.write(key, Buffer.from("{}"));
+    const folder = path.join(store.root, "taps/android/dev");
+    const stale = path.join(folder, "a.json.4242.0badcafe.tmp");
+    const fresh = path.join(folder, "a.json.4243.00c0ffee.tmp");
+    await fs.writeFile(stale, "half");
+    await fs.writeFile(fresh, "half");
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    await fs.utimes(stale, twoHoursAgo, twoHoursAgo);
+
+    const dry = await prune({ unusedSince: new Date(0), dryRun: true });
+    expect(dry.stdout).toMatch(/Would remove 1 temp file left by interrupted writes/);
+    expect(await filesUnder(folder)).toEqual(["a.json", "a.json.4242.0badcafe.tmp", "a.json.4243.00c0ffee.tmp"]);
+
+    const real = await prune({ unusedSince: new Date(0) });
+    expect(real.code).toBe(EXIT.ok);
+    expect(real.stdout).toMatch(/Removed 1 temp file left by interrupted writes/);
+    expect(await filesUnder(folder)).toEqual(["a.json", "a.json.4243.00c0ffee.tmp"]);
+  });
+
+  test("says the storage is read-only and that mode replay needs no writes, when learning on read-only storage", async () => {
+    jest.spyOn(fs, "mkdir").mockRejectedValue(errno("EROFS"));
+    const lockError = await store.lock("taps/android/dev/a", { deadline: Date.now() + 1000 }).catch((e: unknown) => e);
+    expect(lockError).toBeInstanceOf(StoreError);
+    expect((lockError as Error).message).toContain(
+      `Could not take the lock on taps/android/dev/a: the storage ${store.root} is read-only (EROFS).`,
+    );
+    expect((lockError as Error).message).toMatch(/mode "replay", which needs no writes/);
+
+    const writeError = await store.write(key, Buffer.from("{}")).catch((e: unknown) => e);
+    expect(writeError).toBeInstanceOf(StoreError);
+    expect((writeError as Error).message).toMatch(/the storage is read-only \(EROFS\)\. .*mode "replay"/);
+  });
+
+  test("says the storage is not writable when the lock folder cannot be created for lack of permission", async () => {
+    jest.spyOn(fs, "mkdir").mockRejectedValueOnce(errno("EACCES"));
+    await expect(store.lock("k", { deadline: Date.now() + 1000 })).rejects.toThrow(
+      /the storage .* is not writable by this user \(EACCES\)\. .*mode "replay", which needs no writes/,
+    );
+  });
+});
