@@ -7,6 +7,7 @@ import { promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import sharp from "sharp";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { StoreError } from "../../src/core/errors.js";
 import { createRecord, sha256, FORMAT, type BaselineRecord } from "../../src/core/store/records.js";
@@ -88,7 +89,9 @@ function baseline(name: string, image: Buffer): BaselineRecord {
 }
 
 async function storeBaseline(key: string): Promise<void> {
-  const image = Buffer.from(`image of ${key}`);
+  const image = await sharp({ create: { width: 10, height: 20, channels: 4, background: "#ffffff" } })
+    .png()
+    .toBuffer();
   expect(await createRecord(store, key, baseline(key.split("/")[2]!, image), image)).toBe(true);
 }
 
