@@ -13,11 +13,10 @@ import {
   checkText,
   checkTimeout,
 } from "./options.js";
-import { BASELINE_NAME, slugify } from "./store/keys.js";
+import { baselineNameProblem, suggestBaselineName } from "./store/keys.js";
 
 export const DEFAULT_THRESHOLD = 0.1;
 export const DEFAULT_MAX_DIFF_PIXEL_RATIO = 0.001;
-const MAX_NAME_LENGTH = 100;
 
 /** Parameters of one toMatchScreenshot call, already validated. */
 export interface ScreenshotParams {
@@ -52,11 +51,17 @@ export function checkScreenshotInput(name: unknown, prompt: unknown, options: un
 
 function checkName(value: unknown): string {
   const name = checkText(value, "toMatchScreenshot's name", '"cart-page"');
-  if (BASELINE_NAME.test(name) && !/^\.+$/.test(name) && name.length <= MAX_NAME_LENGTH) return name;
+  const problem = baselineNameProblem(name);
+  if (!problem) return name;
+  const suggestion = suggestBaselineName(name);
   throw new InputError(
-    `toMatchScreenshot's name ${JSON.stringify(name)} is not a valid baseline name: it names a folder, so use only ` +
-      `letters, digits, ".", "_" and "-" (not only dots, at most ${MAX_NAME_LENGTH} characters). ` +
-      `Try "${slugify(name)}".`,
+    `toMatchScreenshot's name ${JSON.stringify(name)} is not a valid baseline name: it names a folder in ` +
+      `every checkout of the storage, and ${problem}. Try "${suggestion}".` +
+      // Names of this shape were accepted before tapshot 0.2: say how to keep what is stored under them.
+      (/^[A-Za-z0-9._-]+$/.test(name)
+        ? ` Baselines stored under the old name keep working once their folder is renamed: ` +
+          `git mv _ai_/screenshots/<platform>/${name} _ai_/screenshots/<platform>/${suggestion}`
+        : ""),
   );
 }
 

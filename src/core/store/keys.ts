@@ -52,5 +52,34 @@ export function baselineFolder(platform: Platform, name: string): string {
   return `screenshots/${platform}/${name}`;
 }
 
-/** A valid baseline name: letters, digits, `.`, `_`, `-`; not only dots (`.` and `..` are not folder names). */
-export const BASELINE_NAME = /^(?!\.+$)[A-Za-z0-9._-]+$/;
+/** The longest baseline name: it is a folder name in every checkout. */
+export const MAX_BASELINE_NAME_LENGTH = 100;
+
+/** Names Windows reserves for devices, with or without an extension (`con`, `nul.png`, `com1`). */
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/;
+
+/**
+ * Why `name` cannot be a baseline folder that is the same on every checkout, or `undefined`.
+ * Names are lower case because macOS and Windows checkouts ignore case (`Cart-Page` and
+ * `cart-page` would be one folder there, two on Linux); they start with a letter or digit, so
+ * no name is a hidden folder or tapshot's own `.locks`; Windows forbids its device names and
+ * drops trailing dots.
+ */
+export function baselineNameProblem(name: string): string | undefined {
+  if (!/^[a-z0-9._-]+$/.test(name)) {
+    return /^[A-Za-z0-9._-]+$/.test(name)
+      ? "it has upper-case letters, and macOS and Windows checkouts ignore case, so use lower case only"
+      : 'it may hold only lower-case letters, digits, ".", "_" and "-"';
+  }
+  if (name.length > MAX_BASELINE_NAME_LENGTH) return `it is longer than ${MAX_BASELINE_NAME_LENGTH} characters`;
+  if (!/^[a-z0-9]/.test(name)) return "it must start with a letter or digit (names starting with . are reserved)";
+  if (name.endsWith(".")) return "it ends with a dot, which Windows checkouts drop";
+  if (WINDOWS_RESERVED.test(name)) return "Windows reserves it for a device";
+  return undefined;
+}
+
+/** A valid baseline name to suggest for `name`. */
+export function suggestBaselineName(name: string): string {
+  const slug = slugify(name);
+  return baselineNameProblem(slug) ? `${slug}-screen` : slug;
+}
