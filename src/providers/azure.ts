@@ -3,6 +3,7 @@ import type { AiChannel } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import { chatCompletionsChannel, loadOpenAi, type ChatCompletionsOptions } from "./chat-completions.js";
 import { registerSecret } from "../core/secrets.js";
+import { htmlGuardedFetch } from "./html-answer.js";
 import { checkProviderOptions, checkServerUrl, AzureOpenAiOptionsSchema } from "./validate.js";
 
 /** The Azure OpenAI API version used when none is given: the GA version with structured outputs. */
@@ -59,6 +60,7 @@ export function azureOpenai(options: AzureOpenAiOptions = {}): AiChannel {
       deployment,
       apiVersion,
       maxRetries: 0,
+      fetch: htmlGuardedFetch,
       ...(azureADTokenProvider ? { azureADTokenProvider } : { apiKey }),
     });
   };

@@ -8,6 +8,7 @@ import type OpenAI from "openai";
 import type { AiChannel, AiKind } from "../core/contract.js";
 import { modelChannel, type ModelReply } from "./channel.js";
 import { providerError, type Failure, type ProviderIdentity } from "./failure.js";
+import { htmlAnswerIn, htmlFailure } from "./html-answer.js";
 import { imagePlan } from "./images.js";
 import type { CommonProviderOptions } from "./options.js";
 import type { Turn } from "./prompts.js";
@@ -63,6 +64,8 @@ function retryAfterMs(headers: unknown): number | undefined {
 }
 
 function classify(error: unknown): Failure {
+  const html = htmlAnswerIn(error);
+  if (html) return htmlFailure(html);
   if (sdk && error instanceof sdk.APIUserAbortError) return { detail: "aborted", retryable: false, aborted: true };
   if (sdk && error instanceof sdk.APIError && error.status !== undefined) {
     const body = error.error as { message?: string } | undefined;

@@ -9,6 +9,7 @@ import { ConfigError } from "../core/errors.js";
 import { registerSecret } from "../core/secrets.js";
 import { modelChannel, type ModelReply } from "./channel.js";
 import { providerError, type Failure, type ProviderIdentity } from "./failure.js";
+import { htmlAnswerIn, htmlFailure, htmlGuardedFetch } from "./html-answer.js";
 import { imagePlan } from "./images.js";
 import type { CommonProviderOptions } from "./options.js";
 import type { Turn } from "./prompts.js";
@@ -73,6 +74,8 @@ function retryDelayMs(body: unknown): number | undefined {
 
 /** Read what @google/genai threw: an ApiError with `status` and a JSON body as message, or a fetch failure. */
 function classify(error: unknown): Failure {
+  const html = htmlAnswerIn(error);
+  if (html) return htmlFailure(html);
   const e = error as { name?: string; status?: unknown; message?: string };
   if (e?.name === "AbortError") return { detail: "aborted", retryable: false, aborted: true, cause: error };
   if (typeof e?.status === "number") {
@@ -101,9 +104,9 @@ function classify(error: unknown): Failure {
 /**
  * The SDK's own fetch path looks up undici's global dispatcher on `globalThis`, which a VM
  * context (jest, where many Appium suites run) does not have; plain fetch works everywhere,
- * and the call's signal bounds the request.
+ * and the call's signal bounds the request. It also turns an HTML page into a clear failure.
  */
-const callFetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => fetch(input, init);
+const callFetch = htmlGuardedFetch;
 
 /**
  * A channel to Gemini. Sends each screenshot downscaled (long side 1280 px, WebP by default),

@@ -6,6 +6,7 @@ import type { AiChannel } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import { chatCompletionsChannel, loadOpenAi, type ChatCompletionsOptions } from "./chat-completions.js";
 import { registerSecret } from "../core/secrets.js";
+import { htmlGuardedFetch } from "./html-answer.js";
 import { checkProviderOptions, checkServerUrl, OpenAiOptionsSchema } from "./validate.js";
 
 /** The default OpenAI model: the balanced GPT-5.6 tier, with vision input. */
@@ -58,6 +59,7 @@ export function openai(options: OpenAiOptions = {}): AiChannel {
       organization: options.organization ?? null,
       project: options.project ?? null,
       maxRetries: 0,
+      fetch: htmlGuardedFetch,
     });
   };
   return chatCompletionsChannel(
