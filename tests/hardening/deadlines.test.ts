@@ -12,22 +12,12 @@ import { TimeoutError } from "../../src/core/errors.js";
 import type { LogEntry } from "../../src/core/log.js";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
-import { FakeDevice, fakeAdapter, fakeDriver, type FakeScene } from "../support/fake-device.js";
+import { checkoutScene, FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
 
 const api = createPlatformApi(fakeAdapter());
 /** Node's longest timer, 2^31-1 ms: a longer one fires after 1 ms. */
 const MAX_TIMEOUT_MS = 2147483647;
-
-function scene(): FakeScene {
-  return {
-    background: "#ffffff",
-    elements: [
-      { id: "header", x: 0, y: 24, width: 360, height: 56, fill: "#1e40af" },
-      { id: "checkout", x: 40, y: 520, width: 280, height: 56, fill: "#16a34a", mark: "#ffffff" },
-    ],
-  };
-}
 
 /** A channel that never answers and never looks at its signal, like a hung SDK. */
 const hungChannel: AiChannel = { request: () => new Promise<AiAnswer>(() => undefined) };
@@ -65,7 +55,7 @@ afterEach(async () => {
 
 describe("a call ends at its deadline whatever its channel does", () => {
   test("a channel that ignores its signal cannot hang a tap past its timeout", async () => {
-    const device = new FakeDevice(scene());
+    const device = new FakeDevice(checkoutScene());
     configure(hungChannel);
     await expect(api.tap(fakeDriver(device), "the checkout button", { timeout: 800 })).rejects.toMatchObject({
       code: "timeout",
@@ -75,7 +65,7 @@ describe("a call ends at its deadline whatever its channel does", () => {
   });
 
   test("the caller's signal ends a hung channel, and the key's lock is free for the next run", async () => {
-    const device = new FakeDevice(scene());
+    const device = new FakeDevice(checkoutScene());
     configure(hungChannel);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
@@ -91,7 +81,7 @@ describe("a call ends at its deadline whatever its channel does", () => {
 
   test("a hung channel cannot hang a screenshot judge past its timeout", async () => {
     configure(hungChannel);
-    const device = new FakeDevice(scene());
+    const device = new FakeDevice(checkoutScene());
     await expect(
       api.expect(fakeDriver(device)).toMatchScreenshot("cart", "the cart", { timeout: 800 }),
     ).rejects.toMatchObject({ code: "timeout" });
@@ -101,7 +91,7 @@ describe("a call ends at its deadline whatever its channel does", () => {
 
 describe("nothing is stored or reported as success after the deadline", () => {
   test("a verify check that passes after the deadline stores no tap", async () => {
-    const device = new FakeDevice(scene());
+    const device = new FakeDevice(checkoutScene());
     const pass = (): AiAnswer => ({ pass: true, reason: "late pass", model: SCRIPTED_MODEL });
     configure(lateChannel(2500, pass, new ScriptedChannel({ locate: locateOnDevice(device) })));
     await expect(
@@ -114,7 +104,7 @@ describe("nothing is stored or reported as success after the deadline", () => {
   test("a judge that accepts after the deadline stores no baseline", async () => {
     const accept = (): AiAnswer => ({ accept: true, reason: "late accept", model: SCRIPTED_MODEL });
     configure(lateChannel(2000, accept));
-    const device = new FakeDevice(scene());
+    const device = new FakeDevice(checkoutScene());
     await expect(
       api.expect(fakeDriver(device)).toMatchScreenshot("cart", "the cart", { timeout: 1000 }),
     ).rejects.toMatchObject({ code: "timeout" });
@@ -132,7 +122,7 @@ describe("timeouts are in range, and a deadline is a timeout", () => {
     [Number.POSITIVE_INFINITY, "infinite"],
   ])("a timeout of %s (%s) is refused with the range it must lie in", async (timeout) => {
     configure(hungChannel);
-    const device = new FakeDevice(scene());
+    const device = new FakeDevice(checkoutScene());
     const message = `timeout must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`;
     await expect(api.tap(fakeDriver(device), "the checkout button", { timeout })).rejects.toMatchObject({
       code: "input",
@@ -144,7 +134,7 @@ describe("timeouts are in range, and a deadline is a timeout", () => {
   });
 
   test("the longest timeout Node keeps is accepted and runs the call", async () => {
-    const device = new FakeDevice(scene());
+    const device = new FakeDevice(checkoutScene());
     configure(new ScriptedChannel({ locate: locateOnDevice(device) }));
     const result = await api.tap(fakeDriver(device), "the checkout button", { timeout: MAX_TIMEOUT_MS });
     expect(result.outcome).toBe("learned");

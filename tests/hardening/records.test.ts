@@ -9,20 +9,10 @@ import sharp from "sharp";
 import { createPlatformApi } from "../../src/core/engine.js";
 import { sha256 } from "../../src/core/store/records.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
-import { FakeDevice, fakeAdapter, fakeDriver, type FakeScene } from "../support/fake-device.js";
+import { checkoutScene, FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
 
 const api = createPlatformApi(fakeAdapter());
-
-function scene(): FakeScene {
-  return {
-    background: "#ffffff",
-    elements: [
-      { id: "header", x: 0, y: 24, width: 360, height: 56, fill: "#1e40af" },
-      { id: "checkout", x: 40, y: 520, width: 280, height: 56, fill: "#16a34a", mark: "#ffffff" },
-    ],
-  };
-}
 
 let storageDir: string;
 let device: FakeDevice;
@@ -30,7 +20,7 @@ let channel: ScriptedChannel;
 
 beforeEach(async () => {
   storageDir = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-records-"));
-  device = new FakeDevice(scene());
+  device = new FakeDevice(checkoutScene());
   channel = new ScriptedChannel({
     locate: locateOnDevice(device),
     judge: () => ({ accept: true, reason: "scripted accept", model: SCRIPTED_MODEL }),
@@ -64,7 +54,7 @@ async function replaceImage(stored: { json: string; png: string }, image: Buffer
 
 async function learnTap(): Promise<Awaited<ReturnType<typeof storedRecord>>> {
   expect((await api.tap(fakeDriver(device), "the checkout button")).outcome).toBe("learned");
-  device.scene = scene();
+  device.scene = checkoutScene();
   return storedRecord("taps");
 }
 

@@ -29,6 +29,17 @@ export interface FakeScene {
   navBar?: string;
 }
 
+/** A plain screen with a header and a green checkout button at (40, 520), nothing tappable. */
+export function checkoutScene(): FakeScene {
+  return {
+    background: "#ffffff",
+    elements: [
+      { id: "header", x: 0, y: 24, width: 360, height: 56, fill: "#1e40af" },
+      { id: "checkout", x: 40, y: 520, width: 280, height: 56, fill: "#16a34a", mark: "#ffffff" },
+    ],
+  };
+}
+
 export interface FakeDeviceOptions {
   model?: string;
   osVersion?: string;
