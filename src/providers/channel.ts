@@ -53,7 +53,8 @@ export interface ModelBackend {
    * HTTP failures (`classify` reads it), or a ProviderError for a refusal.
    */
   send(turn: Turn, kind: AiKind, signal: AbortSignal): Promise<ModelReply>;
-  classify(error: unknown): Failure;
+  /** Read a failed attempt at a request of `kind`. */
+  classify(error: unknown, kind: AiKind): Failure;
 }
 
 interface Asked {
@@ -68,8 +69,12 @@ export function modelChannel(backend: ModelBackend): AiChannel {
   const diffPlan: ImagePlan = { ...plan, format: "png" };
 
   async function ask(kind: AiKind, turn: Turn, frame: PreparedImage, signal: AbortSignal): Promise<Asked> {
-    const reply = await withRetries(backend.id, backend.retry, signal, backend.classify, () =>
-      backend.send(turn, kind, signal),
+    const reply = await withRetries(
+      backend.id,
+      backend.retry,
+      signal,
+      (e) => backend.classify(e, kind),
+      () => backend.send(turn, kind, signal),
     );
     const core = fromWire(kind, parseWire(kind, reply.text, boxes), boxes, frame);
     return { core, model: reply.model, usage: reply.usage };
