@@ -12,10 +12,16 @@ import { htmlAnswerIn, htmlFailure } from "./html-answer.js";
 import { imagePlan } from "./images.js";
 import type { CommonProviderOptions } from "./options.js";
 import type { Turn } from "./prompts.js";
-import { wireSchemas, type BoxConvention } from "./wire.js";
+import { coordinatePlan, inferCoordinates, type Coordinates } from "./coordinates.js";
+import { KEYWORDS_NOT_EVERYWHERE, wireSchemas, withoutKeywords, type BoxConvention } from "./wire.js";
 
-/** How an OpenAI-style model writes box coordinates. */
-export type Coordinates = "pixels" | "normalized-1000";
+export type { Coordinates } from "./coordinates.js";
+
+/**
+ * Who serves the Chat Completions API: OpenAI itself (api.openai.com), Azure OpenAI, or another
+ * OpenAI-compatible server (vLLM, Ollama, LM Studio, llama.cpp, a gateway).
+ */
+export type ChatServer = "openai" | "azure" | "compatible";
 
 /** Image detail for OpenAI vision input. */
 export type ImageDetail = "low" | "high" | "auto";
@@ -26,8 +32,10 @@ export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high";
 /** Options shared by `openai()` and `azureOpenai()`. */
 export interface ChatCompletionsOptions extends CommonProviderOptions {
   /**
-   * How the model writes boxes (`bbox_2d` = [xmin, ymin, xmax, ymax]): `"pixels"` of the sent image
-   * (GPT models, Qwen2.5-VL) or `"normalized-1000"` (Qwen3-VL, UI-TARS, GLM-V). Default `"pixels"`.
+   * How the model writes boxes (`bbox_2d` = [xmin, ymin, xmax, ymax]): a model family
+   * (`"qwen2.5-vl"`, `"qwen3-vl"`, `"ui-tars-1"`, `"ui-tars-1.5"`) or a bare unit (`"pixels"` of the
+   * sent image, `"normalized-1000"`). Default: `"pixels"` on OpenAI and Azure; on other servers the
+   * family the model name names (`Qwen/Qwen2.5-VL-7B-Instruct` is `"qwen2.5-vl"`), else `"pixels"`.
    */
   coordinates?: Coordinates;
   /** Image `detail` sent with every image. Default `"high"`. */
@@ -41,7 +49,10 @@ export interface ChatCompletionsTarget {
   id: ProviderIdentity;
   /** The `model` field of each request (the deployment on Azure). */
   model: string;
+  server: ChatServer;
   client: () => Promise<OpenAI>;
+  /** What to change in the options when the server refused one of them; undefined for other failures. */
+  fix?(failure: Failure, kind: AiKind): string | undefined;
 }
 
 type Sdk = typeof import("openai");
@@ -85,6 +96,17 @@ function classify(error: unknown): Failure {
   return { detail, retryable, cause: error };
 }
 
+/**
+ * The `response_format` for a server: OpenAI's strict mode takes the schema as `openai/helpers/zod`
+ * writes it; Azure refuses `minItems`/`maxItems` and other keywords, and OpenAI-compatible servers
+ * may, so they get the schema without them (the answer is still checked by zod).
+ */
+function responseFormat<T extends { json_schema: { schema?: unknown } }>(format: T, server: ChatServer): T {
+  if (server === "openai") return format;
+  const schema = withoutKeywords(format.json_schema.schema, KEYWORDS_NOT_EVERYWHERE) as Record<string, unknown>;
+  return { ...format, json_schema: { ...format.json_schema, schema } };
+}
+
 const MAX_SHORT_SIDE = 768;
 const LOW_DETAIL_SIDE = 512;
 
@@ -92,13 +114,21 @@ const LOW_DETAIL_SIDE = 512;
 export function chatCompletionsChannel(target: ChatCompletionsTarget, options: ChatCompletionsOptions): AiChannel {
   const { id } = target;
   const detail = options.detail ?? "high";
-  const boxes: BoxConvention = { field: "bbox_2d", order: "xyxy", units: options.coordinates ?? "pixels" };
+  const coordinates =
+    options.coordinates ?? (target.server === "compatible" ? inferCoordinates(target.model) : undefined) ?? "pixels";
+  const { units, sideMultiple } = coordinatePlan(coordinates);
+  const boxes: BoxConvention = { field: "bbox_2d", order: "xyxy", units };
+  // WebP for OpenAI and Azure; local servers (Ollama, llama.cpp, LM Studio) mishandle it, JPEG works everywhere.
+  const defaultFormat = target.server === "compatible" ? "jpeg" : "webp";
   // OpenAI shrinks high-detail images to a 768 px short side and low-detail ones to 512 px;
   // sending them at that size keeps pixel answers in the pixels the model saw.
   const plan =
     detail === "low"
-      ? imagePlan({ ...options.image, maxSide: Math.min(options.image?.maxSide ?? LOW_DETAIL_SIDE, LOW_DETAIL_SIDE) })
-      : imagePlan(options.image, MAX_SHORT_SIDE);
+      ? imagePlan(
+          { ...options.image, maxSide: Math.min(options.image?.maxSide ?? LOW_DETAIL_SIDE, LOW_DETAIL_SIDE) },
+          { sideMultiple, defaultFormat },
+        )
+      : imagePlan(options.image, { maxShortSide: MAX_SHORT_SIDE, sideMultiple, defaultFormat });
 
   async function send(turn: Turn, kind: AiKind, signal: AbortSignal): Promise<ModelReply> {
     const client = await target.client();
@@ -118,7 +148,7 @@ export function chatCompletionsChannel(target: ChatCompletionsTarget, options: C
           { role: "system", content: turn.system },
           { role: "user", content },
         ],
-        response_format: zodResponseFormat(wireSchemas(boxes)[kind], `${kind}_answer`),
+        response_format: responseFormat(zodResponseFormat(wireSchemas(boxes)[kind], `${kind}_answer`), target.server),
         ...(options.reasoningEffort ? { reasoning_effort: options.reasoningEffort } : {}),
       },
       { signal },
@@ -142,5 +172,17 @@ export function chatCompletionsChannel(target: ChatCompletionsTarget, options: C
     };
   }
 
-  return modelChannel({ id, boxes, image: plan, refine: options.refine ?? true, retry: options.retry, send, classify });
+  return modelChannel({
+    id,
+    boxes,
+    image: plan,
+    refine: options.refine ?? true,
+    retry: options.retry,
+    send,
+    classify(error, kind) {
+      const failure = classify(error);
+      const fix = target.fix?.(failure, kind);
+      return fix ? { ...failure, fix } : failure;
+    },
+  });
 }

@@ -59,9 +59,8 @@ export function providerError(id: ProviderIdentity, what: string, status?: numbe
 export function failureError(id: ProviderIdentity, failure: Failure, attempts: number): TapshotError {
   if (failure.fix) {
     const status = failure.status !== undefined ? `HTTP ${failure.status}` : "an error";
-    return new ConfigError(
-      redact(`${who(id)} answered ${status}: ${shorten(failure.detail)} ${failure.fix}`, id.secrets),
-    );
+    const detail = shorten(failure.detail).replace(/([^.!?])$/, "$1.");
+    return new ConfigError(redact(`${who(id)} answered ${status}: ${detail} ${failure.fix}`, id.secrets));
   }
   const tries = attempts > 1 ? ` (after ${attempts} attempts)` : "";
   const what =

@@ -66,6 +66,39 @@ export function wireSchemas(c: BoxConvention) {
   } satisfies Record<AiKind, z.ZodType>;
 }
 
+/**
+ * JSON Schema keywords that Azure OpenAI structured outputs refuse (docs/providers.md, "Structured
+ * output") and that OpenAI-compatible servers may refuse or ignore. The wire schemas use only
+ * `minItems`/`maxItems` of these (a box has four numbers); zod still checks that on the answer.
+ */
+export const KEYWORDS_NOT_EVERYWHERE = [
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "format",
+  "minimum",
+  "maximum",
+  "multipleOf",
+] as const;
+
+/** A copy of a JSON Schema without `keywords` (property names are kept: only schema keywords go). */
+export function withoutKeywords(schema: unknown, keywords: readonly string[]): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => withoutKeywords(s, keywords));
+  if (!schema || typeof schema !== "object") return schema;
+  return Object.fromEntries(
+    Object.entries(schema).flatMap(([key, value]) => {
+      if (key === "properties" && value && typeof value === "object") {
+        const props = Object.entries(value).map(([name, sub]) => [name, withoutKeywords(sub, keywords)]);
+        return [[key, Object.fromEntries(props)]];
+      }
+      return keywords.includes(key) ? [] : [[key, withoutKeywords(value, keywords)]];
+    }),
+  );
+}
+
 /** The wire JSON schema of a kind as plain JSON Schema (for Gemini's `responseJsonSchema`). */
 export function wireJsonSchema(kind: AiKind, c: BoxConvention): Record<string, unknown> {
   const { $schema: _drop, ...schema } = z.toJSONSchema(wireSchemas(c)[kind]) as Record<string, unknown>;

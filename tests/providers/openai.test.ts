@@ -29,7 +29,8 @@ const boxOf = (answer: unknown) => (answer as { box?: Box }).box;
 describe("openai() over the chat-completions wire", () => {
   test("locate sends a data-URL image with detail, a strict schema and the model, then refines on a crop", async () => {
     const double = await start();
-    const channel = openai({ apiKey: KEY, baseURL: `${double.baseUrl}/v1`, retry: fastRetry });
+    // server: "openai" is how a gateway in front of api.openai.com is named; the double replicates OpenAI.
+    const channel = openai({ apiKey: KEY, baseURL: `${double.baseUrl}/v1`, server: "openai", retry: fastRetry });
     const answer = await channel.request(
       { kind: "locate", screen, prompt: "the checkout button" },
       { signal: noAbort() },
@@ -207,8 +208,8 @@ describe("openai() over the chat-completions wire", () => {
   });
 });
 
-describe("azureOpenai() over the Azure deployments path", () => {
-  test("sends to /openai/deployments/<deployment> with api-version and the api-key header", async () => {
+describe("azureOpenai() over the Azure paths", () => {
+  test("by default sends to the v1 surface, the deployment as model, the key as a bearer token", async () => {
     const double = await start();
     const channel = azureOpenai({ apiKey: KEY, endpoint: `${double.baseUrl}/`, deployment: "vision-prod" });
     const answer = await channel.request(
@@ -216,11 +217,26 @@ describe("azureOpenai() over the Azure deployments path", () => {
       { signal: noAbort() },
     );
     const sent = double.received[0]!;
+    expect(sent.path).toBe("/openai/v1/chat/completions");
+    expect((sent.body as { model: string }).model).toBe("vision-prod");
+    expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(answer.model).toBe("double:openai-wire/vision-prod");
+    expectBoxNear(boxOf(answer), CHECKOUT, 1);
+  });
+
+  test("a dated apiVersion sends to /openai/deployments/<deployment> with api-version and the api-key header", async () => {
+    const double = await start();
+    const channel = azureOpenai({
+      apiKey: KEY,
+      endpoint: double.baseUrl,
+      deployment: "vision-prod",
+      apiVersion: "2024-10-21",
+    });
+    await channel.request({ kind: "locate", screen, prompt: "the checkout button" }, { signal: noAbort() });
+    const sent = double.received[0]!;
     expect(sent.path).toBe("/openai/deployments/vision-prod/chat/completions?api-version=2024-10-21");
     expect(sent.headers["api-key"]).toBe(KEY);
     expect(sent.headers.authorization).toBeUndefined();
-    expect(answer.model).toBe("double:openai-wire/vision-prod");
-    expectBoxNear(boxOf(answer), CHECKOUT, 1);
   });
 
   test("a token provider sends a bearer token instead of a key", async () => {
