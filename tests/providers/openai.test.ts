@@ -87,15 +87,14 @@ describe("openai() over the chat-completions wire", () => {
     expect(answer.model).toBe("double:openai-wire/Qwen/Qwen3-VL-8B-Instruct");
   });
 
-  test("pixel and 0-1000 conventions disagree when the double and provider are mismatched", async () => {
+  test("a 0-1000 answer read as pixels is refused instead of clamped into a wrong box", async () => {
     const double = await start({ coordinates: "normalized-1000" });
     const channel = openai({ baseURL: `${double.baseUrl}/v1`, apiKey: KEY, refine: false });
-    const answer = await channel.request(
-      { kind: "locate", screen, prompt: "the checkout button" },
-      { signal: noAbort() },
-    );
-    // 0-1000 values read as pixels of a 590x1280 image land far from the button.
-    expect(Math.abs(boxOf(answer)!.y - CHECKOUT.y)).toBeGreaterThan(100);
+    const error = await channel
+      .request({ kind: "locate", screen, prompt: "the checkout button" }, { signal: noAbort() })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AiAnswerError);
+    expect((error as Error).message).toMatch(/reaches beyond the 590x1280 image/);
   });
 
   test("check, judge and compare parse into their answers", async () => {

@@ -110,7 +110,14 @@ export async function startOpenAiDouble(knowledge: Knowledge, options: OpenAiDou
     if (kind === "locate") {
       const inScreen = options.refineFrame === "screen" ? answer.inScreen : undefined;
       fields.bbox_2d = inScreen?.box
-        ? bbox(inScreen.box, inScreen.screen)
+        ? // The screenshot's own numbers, as the prompt gives them: its pixels, or 0-1000 of it.
+          toFrame(
+            inScreen.box,
+            inScreen.screen,
+            frameOf(family, inScreen.screen).units === "pixels"
+              ? { units: "pixels", ...inScreen.screen }
+              : { units: "normalized-1000" },
+          )
         : answer.box
           ? bbox(answer.box, answer.frame)
           : null;
