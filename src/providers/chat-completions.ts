@@ -29,6 +29,9 @@ export type ImageDetail = "low" | "high" | "auto";
 /** Reasoning effort for OpenAI reasoning models; leave unset for models without reasoning. */
 export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high";
 
+/** OpenAI's reasoning models (o-series, gpt-5 family) take `reasoning_effort`; other models refuse it with a 400. */
+const REASONING_MODEL = /^(o\d|gpt-5)/i;
+
 /** Options shared by `openai()` and `azureOpenai()`. */
 export interface ChatCompletionsOptions extends CommonProviderOptions {
   /**
@@ -40,8 +43,12 @@ export interface ChatCompletionsOptions extends CommonProviderOptions {
   coordinates?: Coordinates;
   /** Image `detail` sent with every image. Default `"high"`. */
   detail?: ImageDetail;
-  /** `reasoning_effort`, sent only when set. */
-  reasoningEffort?: ReasoningEffort;
+  /**
+   * `reasoning_effort`: one value for every request kind, or one per kind (`"model-default"` sends none).
+   * Default: `{ locate: "low" }` for OpenAI reasoning models (o-series, gpt-5*; on Azure, a deployment named
+   * after one) on OpenAI and Azure, since a box does not improve with reasoning; nothing otherwise.
+   */
+  reasoningEffort?: ReasoningEffort | Partial<Record<AiKind, ReasoningEffort | "model-default">>;
 }
 
 /** Resolved by `openai()` or `azureOpenai()`: who is asked, and how to make the SDK client. */
@@ -96,6 +103,28 @@ function classify(error: unknown): Failure {
   return { detail, retryable, cause: error };
 }
 
+/** The effort per kind from the options, or the default: low for `locate` on OpenAI's reasoning models. */
+function reasoningEfforts(
+  option: ChatCompletionsOptions["reasoningEffort"],
+  target: ChatCompletionsTarget,
+): Partial<Record<AiKind, ReasoningEffort>> {
+  const chosen =
+    typeof option === "string"
+      ? { locate: option, check: option, judge: option, compare: option }
+      : (option ?? (target.server !== "compatible" && REASONING_MODEL.test(target.model) ? { locate: "low" } : {}));
+  return Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== "model-default"));
+}
+
+/** A 400 that names reasoning_effort: which option to change. */
+function effortFix(failure: Failure, kind: AiKind, sent: ReasoningEffort | undefined): string | undefined {
+  if (failure.status !== 400 || !/reasoning_effort/i.test(failure.detail)) return undefined;
+  const what = sent ? `tapshot sent reasoning_effort "${sent}" for "${kind}"` : `the "${kind}" request`;
+  return (
+    `${what}. Set the reasoningEffort option (e.g. { ${kind}: "model-default" }, which sends none) ` +
+    `to what the model accepts; models without reasoning accept none.`
+  );
+}
+
 /**
  * The `response_format` for a server: OpenAI's strict mode takes the schema as `openai/helpers/zod`
  * writes it; Azure refuses `minItems`/`maxItems` and other keywords, and OpenAI-compatible servers
@@ -114,6 +143,7 @@ const LOW_DETAIL_SIDE = 512;
 export function chatCompletionsChannel(target: ChatCompletionsTarget, options: ChatCompletionsOptions): AiChannel {
   const { id } = target;
   const detail = options.detail ?? "high";
+  const effort = reasoningEfforts(options.reasoningEffort, target);
   const coordinates =
     options.coordinates ?? (target.server === "compatible" ? inferCoordinates(target.model) : undefined) ?? "pixels";
   const { units, sideMultiple } = coordinatePlan(coordinates);
@@ -149,7 +179,7 @@ export function chatCompletionsChannel(target: ChatCompletionsTarget, options: C
           { role: "user", content },
         ],
         response_format: responseFormat(zodResponseFormat(wireSchemas(boxes)[kind], `${kind}_answer`), target.server),
-        ...(options.reasoningEffort ? { reasoning_effort: options.reasoningEffort } : {}),
+        ...(effort[kind] ? { reasoning_effort: effort[kind] } : {}),
       },
       { signal },
     );
@@ -181,7 +211,7 @@ export function chatCompletionsChannel(target: ChatCompletionsTarget, options: C
     send,
     classify(error, kind) {
       const failure = classify(error);
-      const fix = target.fix?.(failure, kind);
+      const fix = target.fix?.(failure, kind) ?? effortFix(failure, kind, effort[kind]);
       return fix ? { ...failure, fix } : failure;
     },
   });

@@ -3,7 +3,7 @@
  * Vertex AI. Images go as inline parts, answers come as JSON constrained by
  * `responseJsonSchema`, boxes as `box_2d` = [ymin, xmin, ymax, xmax] normalised to 0-1000.
  */
-import type { GoogleGenAI } from "@google/genai";
+import type { GoogleGenAI, MediaResolution } from "@google/genai";
 import type { AiChannel, AiKind } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import { registerSecret } from "../core/secrets.js";
@@ -49,7 +49,20 @@ export interface GeminiOptions extends CommonProviderOptions {
    * 2.5 token budgets (docs/providers.md lists them), Gemini 2.0 none.
    */
   thinking?: Partial<Record<AiKind, GeminiThinking>>;
+  /**
+   * `mediaResolution` of the images on Gemini 3 and later: `"low"`, `"medium"` or `"high"` (fewer tokens per
+   * image, or more detail). Default `"model-default"`: nothing is sent, and Gemini 3 reads images at high
+   * resolution, which keeps boxes precise and small labels legible; a learned value is paid for once and
+   * replayed. Refused on models before Gemini 3.
+   */
+  mediaResolution?: "low" | "medium" | "high" | "model-default";
 }
+
+const MEDIA_RESOLUTIONS = {
+  low: "MEDIA_RESOLUTION_LOW",
+  medium: "MEDIA_RESOLUTION_MEDIUM",
+  high: "MEDIA_RESOLUTION_HIGH",
+} as const;
 
 const REFUSALS = new Set([
   "SAFETY",
@@ -141,6 +154,13 @@ export function gemini(options: GeminiOptions = {}): AiChannel {
   const id: ProviderIdentity = { provider: "gemini", model, secrets: apiKey ? [apiKey] : [] };
   const family = geminiFamily(model);
   const thinking = resolveThinking(model, family, options.thinking);
+  const media = options.mediaResolution === "model-default" ? undefined : options.mediaResolution;
+  if (media && !family.mediaResolution) {
+    throw new ConfigError(
+      `gemini() got mediaResolution "${media}", which ${family.label} (model ${model}) does not accept; ` +
+        `it is a Gemini 3 setting. Remove it or set it to "model-default".`,
+    );
+  }
 
   let client: Promise<GoogleGenAI> | undefined;
   const getClient = () =>
@@ -166,6 +186,7 @@ export function gemini(options: GeminiOptions = {}): AiChannel {
         responseMimeType: "application/json",
         responseJsonSchema: wireJsonSchema(kind, GEMINI_BOXES),
         ...(thinkingCfg ? { thinkingConfig: thinkingCfg } : {}),
+        ...(media ? { mediaResolution: MEDIA_RESOLUTIONS[media] as MediaResolution } : {}),
         abortSignal: signal,
       },
     });

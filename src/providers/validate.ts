@@ -36,7 +36,15 @@ const chatCompletions = {
   ...common,
   coordinates: z.enum(COORDINATES).optional(),
   detail: z.enum(["low", "high", "auto"]).optional(),
-  reasoningEffort: z.enum(["none", "minimal", "low", "medium", "high"]).optional(),
+  reasoningEffort: z
+    .union([
+      z.enum(["none", "minimal", "low", "medium", "high"]),
+      z.partialRecord(
+        z.enum(["locate", "check", "judge", "compare"]),
+        z.enum(["none", "minimal", "low", "medium", "high", "model-default"]),
+      ),
+    ])
+    .optional(),
 };
 
 const thinkingLevel = z.enum(["minimal", "low", "medium", "high", "model-default"]);
@@ -49,6 +57,7 @@ export const GeminiOptionsSchema = z
     model: text.optional(),
     baseUrl: httpUrl.optional(),
     thinking: z.partialRecord(z.enum(["locate", "check", "judge", "compare"]), thinkingLevel).optional(),
+    mediaResolution: z.enum(["low", "medium", "high", "model-default"]).optional(),
   })
   .strict();
 

@@ -137,3 +137,19 @@ describe("model names in every form", () => {
     expect(family.thinking.kind).toBe(kind);
   });
 });
+
+describe("mediaResolution", () => {
+  test("is sent only when set, and only to models that take it", async () => {
+    await channel().request({ kind: "check", screen, statement: "the summary" }, { signal: noAbort() });
+    await channel({ mediaResolution: "medium" }).request(
+      { kind: "check", screen, statement: "the summary" },
+      { signal: noAbort() },
+    );
+    const sent = (i: number) =>
+      (double.received[i]!.body as { generationConfig: { mediaResolution?: string } }).generationConfig.mediaResolution;
+    expect([sent(0), sent(1)]).toEqual([undefined, "MEDIA_RESOLUTION_MEDIUM"]);
+    expect(() => channel({ model: "gemini-2.5-flash", mediaResolution: "low" })).toThrow(
+      /mediaResolution "low", which Gemini 2\.5 Flash .* does not accept/,
+    );
+  });
+});

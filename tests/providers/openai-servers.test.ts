@@ -172,3 +172,50 @@ describe("image formats per server", () => {
     expect([hosted, azure].map((d) => d.received[0]!.images[0]!.mimeType)).toEqual(["image/webp", "image/webp"]);
   });
 });
+
+describe("reasoning_effort", () => {
+  const bodies = (double: WireDouble) =>
+    double.received.map((r) => (r.body as { reasoning_effort?: string }).reasoning_effort);
+
+  test("reasoning models get low effort for locate and their default for the rest", async () => {
+    const double = await start();
+    const channel = openai({ apiKey: KEY, baseURL: `${double.baseUrl}/v1`, server: "openai", refine: false });
+    await channel.request({ ...locate, screen }, { signal: noAbort() });
+    await channel.request({ kind: "check", screen, statement: "the summary" }, { signal: noAbort() });
+    expect(bodies(double)).toEqual(["low", undefined]);
+  });
+
+  test("models without reasoning get none; setting one anyway is a ConfigError naming reasoningEffort", async () => {
+    const double = await start();
+    const base = {
+      apiKey: KEY,
+      baseURL: `${double.baseUrl}/v1`,
+      server: "openai",
+      model: "gpt-4.1",
+      refine: false,
+    } as const;
+    await openai(base).request({ ...locate, screen }, { signal: noAbort() });
+    expect(bodies(double)).toEqual([undefined]);
+    const error = await openai({ ...base, reasoningEffort: { check: "high" } })
+      .request({ kind: "check", screen, statement: "the summary" }, { signal: noAbort() })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(
+      /reasoning_effort' is not supported with this model\. tapshot sent reasoning_effort "high" for "check"\. Set the reasoningEffort option/,
+    );
+  });
+
+  test("one value applies to every kind; model-default sends none", async () => {
+    const double = await start();
+    const base = { apiKey: KEY, baseURL: `${double.baseUrl}/v1`, server: "openai", refine: false } as const;
+    await openai({ ...base, reasoningEffort: "medium" }).request(
+      { kind: "check", screen, statement: "x" },
+      { signal: noAbort() },
+    );
+    await openai({ ...base, reasoningEffort: { locate: "model-default" } }).request(
+      { ...locate, screen },
+      { signal: noAbort() },
+    );
+    expect(bodies(double)).toEqual(["medium", undefined]);
+  });
+});

@@ -28,7 +28,14 @@ import {
   type ReceivedRequest,
 } from "./knowledge.js";
 import { frameOf, toFrame, type ModelFamily } from "./frames.js";
-import { azureRefusal, imageHandling, schemaRefusal, type Refusal, type ServerKind } from "./openai-rules.js";
+import {
+  azureRefusal,
+  imageHandling,
+  parameterRefusal,
+  schemaRefusal,
+  type Refusal,
+  type ServerKind,
+} from "./openai-rules.js";
 import { startWireServer, type WireDouble, type WireResponse } from "./server.js";
 
 /** Options of {@link startOpenAiDouble}. */
@@ -60,6 +67,7 @@ interface ChatContentPart {
 }
 interface ChatBody {
   model?: string;
+  reasoning_effort?: string;
   messages?: { role: string; content: string | ChatContentPart[] }[];
   response_format?: {
     type: string;
@@ -198,7 +206,9 @@ export async function startOpenAiDouble(knowledge: Knowledge, options: OpenAiDou
     const refusal =
       (azure
         ? azureRefusal(route, new URLSearchParams(search), served, body.response_format?.type === "json_schema")
-        : undefined) ?? schemaRefusal(kind, body.response_format);
+        : undefined) ??
+      schemaRefusal(kind, body.response_format) ??
+      parameterRefusal(kind, served, body);
     if (refusal) return refusalBody(refusal, azure);
     let dropped = false;
     for (const image of [...request.images]) {

@@ -194,3 +194,23 @@ export function azureRefusal(
   }
   return undefined;
 }
+
+/**
+ * `reasoning_effort` is a parameter of reasoning models only (platform.openai.com/docs/guides/reasoning: o-series
+ * and gpt-5 family); OpenAI and Azure refuse it on other models in the wording they use for any such parameter:
+ * "Unsupported parameter: 'reasoning_effort' is not supported with this model." OpenAI-compatible servers
+ * (vLLM, Ollama) accept and ignore it.
+ */
+export function parameterRefusal(
+  server: ServerKind | "azure",
+  model: string,
+  body: { reasoning_effort?: unknown },
+): Refusal | undefined {
+  if (server !== "openai" && server !== "azure") return undefined;
+  if (body.reasoning_effort === undefined || /^(o\d|gpt-5)/.test(model)) return undefined;
+  return {
+    status: 400,
+    code: "unsupported_parameter",
+    message: "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+  };
+}
