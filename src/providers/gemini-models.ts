@@ -2,7 +2,8 @@
  * What each Gemini model family accepts, read from the model name: the bare id
  * (`gemini-3.8-flash`), a Gemini API resource name (`models/gemini-2.5-flash`), a Vertex AI
  * resource path (`projects/p/locations/l/publishers/google/models/gemini-2.5-pro`) or an alias
- * (`gemini-flash-latest`). The table and its sources are in docs/providers.md ("Gemini thinking").
+ * (`gemini-flash-latest`). docs/providers.md shows the table; the Gemini double replicates it from the
+ * sources (tests/support/model-doubles/gemini-rules.ts).
  */
 import type { AiKind } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
@@ -52,7 +53,8 @@ export function bareModelId(model: string): string {
 function levelsFor(major: number, minor: number, tier: string): readonly ThinkingLevelName[] {
   if (tier === "flash-lite") return ALL_LEVELS;
   if (tier === "pro") return major === 3 && minor === 0 ? ["low", "high"] : NO_MINIMAL;
-  // Flash: Gemini 3 Flash takes all four; from 3.5 on, MINIMAL is refused with a 400.
+  // Flash: Gemini 3 Flash takes all four; 3.7 and 3.8 refuse MINIMAL with a 400, and 3.5 (forwarded to
+  // 3.6) and 3.6 are held to the same, since their MINIMAL support is not confirmed (docs/providers.md).
   return major === 3 && minor === 0 ? ALL_LEVELS : NO_MINIMAL;
 }
 
