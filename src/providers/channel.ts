@@ -30,7 +30,7 @@ import {
   type Turn,
 } from "./prompts.js";
 import { withRetries } from "./retry.js";
-import { addUsage, fromWire, parseWire, type AnswerCore, type BoxConvention } from "./wire.js";
+import { addUsage, BeyondImageError, fromWire, parseWire, type AnswerCore, type BoxConvention } from "./wire.js";
 
 /** The model's reply to one turn. */
 export interface ModelReply {
@@ -53,7 +53,8 @@ export interface ModelBackend {
    * HTTP failures (`classify` reads it), or a ProviderError for a refusal.
    */
   send(turn: Turn, kind: AiKind, signal: AbortSignal): Promise<ModelReply>;
-  classify(error: unknown): Failure;
+  /** Read a failed attempt at a request of `kind`. */
+  classify(error: unknown, kind: AiKind): Failure;
 }
 
 interface Asked {
@@ -68,11 +69,51 @@ export function modelChannel(backend: ModelBackend): AiChannel {
   const diffPlan: ImagePlan = { ...plan, format: "png" };
 
   async function ask(kind: AiKind, turn: Turn, frame: PreparedImage, signal: AbortSignal): Promise<Asked> {
-    const reply = await withRetries(backend.id, backend.retry, signal, backend.classify, () =>
-      backend.send(turn, kind, signal),
+    const { core, model, usage } = await askRaw(kind, turn, signal);
+    return { core: fromWire(kind, core, boxes, frame), model, usage };
+  }
+
+  async function askRaw(kind: AiKind, turn: Turn, signal: AbortSignal) {
+    const reply = await withRetries(
+      backend.id,
+      backend.retry,
+      signal,
+      (e) => backend.classify(e, kind),
+      () => backend.send(turn, kind, signal),
     );
-    const core = fromWire(kind, parseWire(kind, reply.text, boxes), boxes, frame);
-    return { core, model: reply.model, usage: reply.usage };
+    return { core: parseWire(kind, reply.text, boxes), model: reply.model, usage: reply.usage };
+  }
+
+  /**
+   * A refinement answer in the crop's frame, as asked; or, when its pixel box reaches beyond the crop but
+   * lies inside the crop's region of the screenshot, read as the screenshot's pixels (the other frame the
+   * prompt mentions). Anything else is rejected: undefined, and the first box stands.
+   */
+  function refinedCore(
+    wire: Record<string, unknown>,
+    crop: PreparedImage,
+    screen: { width: number; height: number },
+  ): AnswerCore | undefined {
+    try {
+      return fromWire("locate", wire, boxes, crop);
+    } catch (error) {
+      if (!(error instanceof BeyondImageError)) throw error;
+    }
+    const whole: PreparedImage = {
+      sent: { ...crop.sent, width: screen.width, height: screen.height },
+      region: { x: 0, y: 0, width: screen.width, height: screen.height },
+    };
+    try {
+      const core = fromWire("locate", wire, boxes, whole);
+      const box = "box" in core ? core.box : undefined;
+      const r = crop.region;
+      const cx = box ? box.x + box.width / 2 : -1;
+      const cy = box ? box.y + box.height / 2 : -1;
+      return cx >= r.x && cx <= r.x + r.width && cy >= r.y && cy <= r.y + r.height ? core : undefined;
+    } catch (error) {
+      if (error instanceof BeyondImageError) return undefined;
+      throw error;
+    }
   }
 
   async function locate(request: AiRequestOf<"locate">, signal: AbortSignal): Promise<Asked> {
@@ -91,15 +132,15 @@ export function modelChannel(backend: ModelBackend): AiChannel {
 
     const region = refinementRegion(first.core.box, request.screen);
     const crop = await prepareImage(request.screen, plan, region);
-    const second = await ask(
+    const second = await askRaw(
       "locate",
       { system: refineInstruction(boxes, crop), parts: userParts.refine(request.prompt, crop, request.screen) },
-      crop,
       signal,
     );
     const usage = addUsage(first.usage, second.usage);
-    // The crop may cut the element off; then the first, coarser box stands.
-    const refined = "found" in second.core && second.core.found ? second.core : first.core;
+    const core = refinedCore(second.core, crop, request.screen);
+    // The crop may cut the element off, or the answer fit neither frame; then the first, coarser box stands.
+    const refined = core && "found" in core && core.found ? core : first.core;
     return { core: refined, model: second.model ?? first.model, usage };
   }
 

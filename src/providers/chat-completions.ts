@@ -12,10 +12,16 @@ import { htmlAnswerIn, htmlFailure } from "./html-answer.js";
 import { imagePlan } from "./images.js";
 import type { CommonProviderOptions } from "./options.js";
 import type { Turn } from "./prompts.js";
-import { wireSchemas, type BoxConvention } from "./wire.js";
+import { coordinatePlan, inferCoordinates, type Coordinates } from "./coordinates.js";
+import { KEYWORDS_NOT_EVERYWHERE, wireSchemas, withoutKeywords, type BoxConvention } from "./wire.js";
 
-/** How an OpenAI-style model writes box coordinates. */
-export type Coordinates = "pixels" | "normalized-1000";
+export type { Coordinates } from "./coordinates.js";
+
+/**
+ * Who serves the Chat Completions API: OpenAI itself (api.openai.com), Azure OpenAI, or another
+ * OpenAI-compatible server (vLLM, Ollama, LM Studio, llama.cpp, a gateway).
+ */
+export type ChatServer = "openai" | "azure" | "compatible";
 
 /** Image detail for OpenAI vision input. */
 export type ImageDetail = "low" | "high" | "auto";
@@ -23,17 +29,26 @@ export type ImageDetail = "low" | "high" | "auto";
 /** Reasoning effort for OpenAI reasoning models; leave unset for models without reasoning. */
 export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high";
 
+/** OpenAI's reasoning models (o-series, gpt-5 family) take `reasoning_effort`; other models refuse it with a 400. */
+const REASONING_MODEL = /^(o\d|gpt-5)/i;
+
 /** Options shared by `openai()` and `azureOpenai()`. */
 export interface ChatCompletionsOptions extends CommonProviderOptions {
   /**
-   * How the model writes boxes (`bbox_2d` = [xmin, ymin, xmax, ymax]): `"pixels"` of the sent image
-   * (GPT models, Qwen2.5-VL) or `"normalized-1000"` (Qwen3-VL, UI-TARS, GLM-V). Default `"pixels"`.
+   * How the model writes boxes (`bbox_2d` = [xmin, ymin, xmax, ymax]): a model family
+   * (`"qwen2.5-vl"`, `"qwen3-vl"`, `"ui-tars-1"`, `"ui-tars-1.5"`) or a bare unit (`"pixels"` of the
+   * sent image, `"normalized-1000"`). Default: `"pixels"` on OpenAI and Azure; on other servers the
+   * family the model name names (`Qwen/Qwen2.5-VL-7B-Instruct` is `"qwen2.5-vl"`), else `"pixels"`.
    */
   coordinates?: Coordinates;
   /** Image `detail` sent with every image. Default `"high"`. */
   detail?: ImageDetail;
-  /** `reasoning_effort`, sent only when set. */
-  reasoningEffort?: ReasoningEffort;
+  /**
+   * `reasoning_effort`: one value for every request kind, or one per kind (`"model-default"` sends none).
+   * Default: `{ locate: "low" }` for OpenAI reasoning models (o-series, gpt-5*; on Azure, a deployment named
+   * after one) on OpenAI and Azure, since a box does not improve with reasoning; nothing otherwise.
+   */
+  reasoningEffort?: ReasoningEffort | Partial<Record<AiKind, ReasoningEffort | "model-default">>;
 }
 
 /** Resolved by `openai()` or `azureOpenai()`: who is asked, and how to make the SDK client. */
@@ -41,7 +56,10 @@ export interface ChatCompletionsTarget {
   id: ProviderIdentity;
   /** The `model` field of each request (the deployment on Azure). */
   model: string;
+  server: ChatServer;
   client: () => Promise<OpenAI>;
+  /** What to change in the options when the server refused one of them; undefined for other failures. */
+  fix?(failure: Failure, kind: AiKind): string | undefined;
 }
 
 type Sdk = typeof import("openai");
@@ -85,6 +103,39 @@ function classify(error: unknown): Failure {
   return { detail, retryable, cause: error };
 }
 
+/** The effort per kind from the options, or the default: low for `locate` on OpenAI's reasoning models. */
+function reasoningEfforts(
+  option: ChatCompletionsOptions["reasoningEffort"],
+  target: ChatCompletionsTarget,
+): Partial<Record<AiKind, ReasoningEffort>> {
+  const chosen =
+    typeof option === "string"
+      ? { locate: option, check: option, judge: option, compare: option }
+      : (option ?? (target.server !== "compatible" && REASONING_MODEL.test(target.model) ? { locate: "low" } : {}));
+  return Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== "model-default"));
+}
+
+/** A 400 that names reasoning_effort: which option to change. */
+function effortFix(failure: Failure, kind: AiKind, sent: ReasoningEffort | undefined): string | undefined {
+  if (failure.status !== 400 || !/reasoning_effort/i.test(failure.detail)) return undefined;
+  const what = sent ? `tapshot sent reasoning_effort "${sent}" for "${kind}"` : `the "${kind}" request`;
+  return (
+    `${what}. Set the reasoningEffort option (e.g. { ${kind}: "model-default" }, which sends none) ` +
+    `to what the model accepts; models without reasoning accept none.`
+  );
+}
+
+/**
+ * The `response_format` for a server: OpenAI's strict mode takes the schema as `openai/helpers/zod`
+ * writes it; Azure refuses `minItems`/`maxItems` and other keywords, and OpenAI-compatible servers
+ * may, so they get the schema without them (the answer is still checked by zod).
+ */
+function responseFormat<T extends { json_schema: { schema?: unknown } }>(format: T, server: ChatServer): T {
+  if (server === "openai") return format;
+  const schema = withoutKeywords(format.json_schema.schema, KEYWORDS_NOT_EVERYWHERE) as Record<string, unknown>;
+  return { ...format, json_schema: { ...format.json_schema, schema } };
+}
+
 const MAX_SHORT_SIDE = 768;
 const LOW_DETAIL_SIDE = 512;
 
@@ -92,13 +143,22 @@ const LOW_DETAIL_SIDE = 512;
 export function chatCompletionsChannel(target: ChatCompletionsTarget, options: ChatCompletionsOptions): AiChannel {
   const { id } = target;
   const detail = options.detail ?? "high";
-  const boxes: BoxConvention = { field: "bbox_2d", order: "xyxy", units: options.coordinates ?? "pixels" };
+  const effort = reasoningEfforts(options.reasoningEffort, target);
+  const coordinates =
+    options.coordinates ?? (target.server === "compatible" ? inferCoordinates(target.model) : undefined) ?? "pixels";
+  const { units, sideMultiple } = coordinatePlan(coordinates);
+  const boxes: BoxConvention = { field: "bbox_2d", order: "xyxy", units };
+  // WebP for OpenAI and Azure; local servers (Ollama, llama.cpp, LM Studio) mishandle it, JPEG works everywhere.
+  const defaultFormat = target.server === "compatible" ? "jpeg" : "webp";
   // OpenAI shrinks high-detail images to a 768 px short side and low-detail ones to 512 px;
   // sending them at that size keeps pixel answers in the pixels the model saw.
   const plan =
     detail === "low"
-      ? imagePlan({ ...options.image, maxSide: Math.min(options.image?.maxSide ?? LOW_DETAIL_SIDE, LOW_DETAIL_SIDE) })
-      : imagePlan(options.image, MAX_SHORT_SIDE);
+      ? imagePlan(
+          { ...options.image, maxSide: Math.min(options.image?.maxSide ?? LOW_DETAIL_SIDE, LOW_DETAIL_SIDE) },
+          { sideMultiple, defaultFormat },
+        )
+      : imagePlan(options.image, { maxShortSide: MAX_SHORT_SIDE, sideMultiple, defaultFormat });
 
   async function send(turn: Turn, kind: AiKind, signal: AbortSignal): Promise<ModelReply> {
     const client = await target.client();
@@ -118,8 +178,8 @@ export function chatCompletionsChannel(target: ChatCompletionsTarget, options: C
           { role: "system", content: turn.system },
           { role: "user", content },
         ],
-        response_format: zodResponseFormat(wireSchemas(boxes)[kind], `${kind}_answer`),
-        ...(options.reasoningEffort ? { reasoning_effort: options.reasoningEffort } : {}),
+        response_format: responseFormat(zodResponseFormat(wireSchemas(boxes)[kind], `${kind}_answer`), target.server),
+        ...(effort[kind] ? { reasoning_effort: effort[kind] } : {}),
       },
       { signal },
     );
@@ -142,5 +202,17 @@ export function chatCompletionsChannel(target: ChatCompletionsTarget, options: C
     };
   }
 
-  return modelChannel({ id, boxes, image: plan, refine: options.refine ?? true, retry: options.retry, send, classify });
+  return modelChannel({
+    id,
+    boxes,
+    image: plan,
+    refine: options.refine ?? true,
+    retry: options.retry,
+    send,
+    classify(error, kind) {
+      const failure = classify(error);
+      const fix = target.fix?.(failure, kind) ?? effortFix(failure, kind, effort[kind]);
+      return fix ? { ...failure, fix } : failure;
+    },
+  });
 }

@@ -7,7 +7,7 @@ import type { DefaultChannel } from "../core/config.js";
 import type { AiChannel } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import { azureOpenai } from "./azure.js";
-import type { Coordinates } from "./chat-completions.js";
+import { COORDINATES, type Coordinates } from "./coordinates.js";
 import { gemini } from "./gemini.js";
 import { openai } from "./openai.js";
 import { ocr } from "./ocr/index.js";
@@ -29,8 +29,8 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
 
 function coordinates(env: NodeJS.ProcessEnv): Coordinates | undefined {
   const value = set(env.TAPSHOT_COORDINATES);
-  if (value === undefined || value === "pixels" || value === "normalized-1000") return value;
-  throw new ConfigError('TAPSHOT_COORDINATES must be "pixels" or "normalized-1000".');
+  if (value === undefined || (COORDINATES as readonly string[]).includes(value)) return value as Coordinates;
+  throw new ConfigError(`TAPSHOT_COORDINATES must be one of ${COORDINATES.join(", ")}.`);
 }
 
 /** Which provider the keys point to when `TAPSHOT_PROVIDER` is not set. */

@@ -3,7 +3,7 @@
  * the HTTP status, and never carries a key (every message is redacted against the
  * provider's secrets and common key shapes, src/core/secrets.ts). Aborts keep the caller's reason.
  */
-import { AbortedError, ProviderError, TapshotError, TimeoutError } from "../core/errors.js";
+import { AbortedError, ConfigError, ProviderError, TapshotError, TimeoutError } from "../core/errors.js";
 import { redact } from "../core/secrets.js";
 
 /** Who is failing, and what must never show up in a message. */
@@ -27,6 +27,11 @@ export interface Failure {
   retryAfterMs?: number;
   /** The request was aborted by its signal. */
   aborted?: boolean;
+  /**
+   * The server refused a setting of the provider's options (a thinking level, an API version): what
+   * to change. The failure is then a ConfigError, since retrying cannot help.
+   */
+  fix?: string;
   cause?: unknown;
 }
 
@@ -50,8 +55,13 @@ export function providerError(id: ProviderIdentity, what: string, status?: numbe
   return error;
 }
 
-/** The ProviderError for a failure that will not be retried. */
-export function failureError(id: ProviderIdentity, failure: Failure, attempts: number): ProviderError {
+/** The error for a failure that will not be retried: a ConfigError when it says what to fix, else a ProviderError. */
+export function failureError(id: ProviderIdentity, failure: Failure, attempts: number): TapshotError {
+  if (failure.fix) {
+    const status = failure.status !== undefined ? `HTTP ${failure.status}` : "an error";
+    const detail = shorten(failure.detail).replace(/([^.!?])$/, "$1.");
+    return new ConfigError(redact(`${who(id)} answered ${status}: ${detail} ${failure.fix}`, id.secrets));
+  }
   const tries = attempts > 1 ? ` (after ${attempts} attempts)` : "";
   const what =
     failure.status !== undefined

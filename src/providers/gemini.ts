@@ -3,7 +3,7 @@
  * Vertex AI. Images go as inline parts, answers come as JSON constrained by
  * `responseJsonSchema`, boxes as `box_2d` = [ymin, xmin, ymax, xmax] normalised to 0-1000.
  */
-import type { GoogleGenAI } from "@google/genai";
+import type { GoogleGenAI, MediaResolution } from "@google/genai";
 import type { AiChannel, AiKind } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import { registerSecret } from "../core/secrets.js";
@@ -14,13 +14,20 @@ import { imagePlan } from "./images.js";
 import type { CommonProviderOptions } from "./options.js";
 import type { Turn } from "./prompts.js";
 import { GEMINI_BOXES, wireJsonSchema } from "./wire.js";
+import {
+  describeAccepted,
+  geminiFamily,
+  resolveThinking,
+  thinkingConfigFor,
+  type ThinkingOption,
+} from "./gemini-models.js";
 import { checkProviderOptions, checkServerUrl, GeminiOptionsSchema } from "./validate.js";
 
 /** The default Gemini model: the current GA Flash, good at spatial understanding. */
 export const DEFAULT_GEMINI_MODEL = "gemini-3.8-flash";
 
 /** How much a Gemini model thinks before answering; `"model-default"` sends nothing. */
-export type GeminiThinking = "minimal" | "low" | "medium" | "high" | "model-default";
+export type GeminiThinking = ThinkingOption;
 
 /** Options of {@link gemini}. */
 export interface GeminiOptions extends CommonProviderOptions {
@@ -36,15 +43,27 @@ export interface GeminiOptions extends CommonProviderOptions {
   /** Another endpoint for the Gemini REST API (a proxy, or a test double). */
   baseUrl?: string;
   /**
-   * Thinking per request kind. Default `{ locate: "low" }` (the lowest level every Gemini 3
-   * model accepts; boxes do not improve with thinking) and the model's default for the others.
-   * On Gemini 2.x models `"minimal"`/`"low"` turn thinking off (budget 0; 128 on Pro).
+   * Thinking per request kind. Default: `locate` and `check` at the lowest level the model
+   * accepts, `judge` and `compare` at the model's default. Gemini 3+ takes levels (which ones
+   * depends on the model: a level it refuses is a ConfigError naming the ones it accepts), Gemini
+   * 2.5 token budgets (docs/providers.md lists them), Gemini 2.0 none.
    */
   thinking?: Partial<Record<AiKind, GeminiThinking>>;
+  /**
+   * `mediaResolution` of the images on Gemini 3 and later: `"low"`, `"medium"` or `"high"` (fewer tokens per
+   * image, or more detail). Default `"model-default"`: nothing is sent, and Gemini 3 reads images at high
+   * resolution, which keeps boxes precise and small labels legible; a learned value is paid for once and
+   * replayed. Refused on models before Gemini 3.
+   */
+  mediaResolution?: "low" | "medium" | "high" | "model-default";
 }
 
-const LEVELS = { minimal: "MINIMAL", low: "LOW", medium: "MEDIUM", high: "HIGH" } as const;
-const BUDGETS = { minimal: 0, low: 0, medium: 4096, high: -1 } as const;
+const MEDIA_RESOLUTIONS = {
+  low: "MEDIA_RESOLUTION_LOW",
+  medium: "MEDIA_RESOLUTION_MEDIUM",
+  high: "MEDIA_RESOLUTION_HIGH",
+} as const;
+
 const REFUSALS = new Set([
   "SAFETY",
   "RECITATION",
@@ -55,22 +74,15 @@ const REFUSALS = new Set([
   "LANGUAGE",
 ]);
 
-/** The `thinkingConfig` for a model and level: levels on Gemini 3+, budgets on Gemini 2.x. */
-export function thinkingConfig(model: string, level: GeminiThinking | undefined): Record<string, unknown> | undefined {
-  if (!level || level === "model-default") return undefined;
-  if (/^gemini-2\./.test(model)) {
-    const budget = BUDGETS[level];
-    return { thinkingBudget: budget === 0 && /pro/.test(model) ? 128 : budget };
-  }
-  return { thinkingLevel: LEVELS[level] };
-}
-
 function retryDelayMs(body: unknown): number | undefined {
   const details = (body as { error?: { details?: { retryDelay?: string }[] } })?.error?.details ?? [];
   const delay = details.find((d) => typeof d?.retryDelay === "string")?.retryDelay;
   const seconds = delay ? Number.parseFloat(delay) : NaN;
   return Number.isFinite(seconds) ? seconds * 1000 : undefined;
 }
+
+/** A 400 whose message names thinking: the server refused the level or budget tapshot sent. */
+const THINKING_REFUSED = /thinking/i;
 
 /** Read what @google/genai threw: an ApiError with `status` and a JSON body as message, or a fetch failure. */
 function classify(error: unknown): Failure {
@@ -140,7 +152,15 @@ export function gemini(options: GeminiOptions = {}): AiChannel {
   checkServerUrl("gemini", "baseUrl", options.baseUrl);
   registerSecret(apiKey);
   const id: ProviderIdentity = { provider: "gemini", model, secrets: apiKey ? [apiKey] : [] };
-  const thinking: Partial<Record<AiKind, GeminiThinking>> = { locate: "low", ...options.thinking };
+  const family = geminiFamily(model);
+  const thinking = resolveThinking(model, family, options.thinking);
+  const media = options.mediaResolution === "model-default" ? undefined : options.mediaResolution;
+  if (media && !family.mediaResolution) {
+    throw new ConfigError(
+      `gemini() got mediaResolution "${media}", which ${family.label} (model ${model}) does not accept; ` +
+        `it is a Gemini 3 setting. Remove it or set it to "model-default".`,
+    );
+  }
 
   let client: Promise<GoogleGenAI> | undefined;
   const getClient = () =>
@@ -157,7 +177,7 @@ export function gemini(options: GeminiOptions = {}): AiChannel {
     const parts = turn.parts.map((p) =>
       "text" in p ? { text: p.text } : { inlineData: { mimeType: p.image.sent.mimeType, data: p.image.sent.data } },
     );
-    const thinkingCfg = thinkingConfig(model, thinking[kind]);
+    const thinkingCfg = thinkingConfigFor(family, thinking[kind]);
     const response = await ai.models.generateContent({
       model,
       contents: [{ role: "user", parts }],
@@ -166,6 +186,7 @@ export function gemini(options: GeminiOptions = {}): AiChannel {
         responseMimeType: "application/json",
         responseJsonSchema: wireJsonSchema(kind, GEMINI_BOXES),
         ...(thinkingCfg ? { thinkingConfig: thinkingCfg } : {}),
+        ...(media ? { mediaResolution: MEDIA_RESOLUTIONS[media] as MediaResolution } : {}),
         abortSignal: signal,
       },
     });
@@ -210,6 +231,19 @@ export function gemini(options: GeminiOptions = {}): AiChannel {
     refine: options.refine ?? false,
     retry: options.retry,
     send,
-    classify,
+    classify(error, kind) {
+      const failure = classify(error);
+      if (failure.status !== 400 || !THINKING_REFUSED.test(failure.detail)) return failure;
+      const sent = thinking[kind];
+      const what = sent
+        ? `tapshot sent thinking "${sent}" for "${kind}"`
+        : `tapshot sent no thinking setting for "${kind}"`;
+      return {
+        ...failure,
+        fix:
+          `${what}; ${family.label} ${describeAccepted(family)}. ` +
+          `Set gemini({ thinking: { ${kind}: ... } }) to one of those.`,
+      };
+    },
   });
 }

@@ -29,6 +29,8 @@ export interface ImagePlan {
   maxShortSide?: number;
   format: "webp" | "jpeg" | "png";
   quality: number;
+  /** Sides of sent images are rounded to a multiple of this (a model that resizes to such sides then sees them as sent). */
+  sideMultiple?: number;
 }
 
 /**
@@ -38,12 +40,21 @@ export interface ImagePlan {
 export const DEFAULT_MAX_SIDE = 1280;
 const MIME = { webp: "image/webp", jpeg: "image/jpeg", png: "image/png" } as const;
 
+/** What a provider adds to the user's {@link ImageOptions}. */
+export interface ImageLimits {
+  maxShortSide?: number;
+  sideMultiple?: number;
+  /** The format when the options name none: WebP where the server takes it. Default `"webp"`. */
+  defaultFormat?: ImagePlan["format"];
+}
+
 /** Fill in the defaults of {@link ImageOptions}. */
-export function imagePlan(options: ImageOptions | undefined, maxShortSide?: number): ImagePlan {
+export function imagePlan(options: ImageOptions | undefined, limits: ImageLimits = {}): ImagePlan {
   return {
     maxSide: options?.maxSide ?? DEFAULT_MAX_SIDE,
-    maxShortSide,
-    format: options?.format ?? "webp",
+    ...(limits.maxShortSide ? { maxShortSide: limits.maxShortSide } : {}),
+    ...(limits.sideMultiple ? { sideMultiple: limits.sideMultiple } : {}),
+    format: options?.format ?? limits.defaultFormat ?? "webp",
     quality: options?.quality ?? 80,
   };
 }
@@ -52,7 +63,9 @@ function targetSize(width: number, height: number, plan: ImagePlan): { width: nu
   const long = Math.max(width, height);
   const short = Math.min(width, height);
   const scale = Math.min(1, plan.maxSide / long, plan.maxShortSide ? plan.maxShortSide / short : 1);
-  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
+  const m = plan.sideMultiple ?? 1;
+  const side = (v: number) => Math.max(m, Math.round((v * scale) / m) * m);
+  return { width: side(width), height: side(height) };
 }
 
 /**

@@ -20,9 +20,26 @@ export interface OpenAiOptions extends ChatCompletionsOptions {
   model?: string;
   /** An OpenAI-compatible server, e.g. `http://127.0.0.1:8000/v1` (vLLM). Default `$OPENAI_BASE_URL`. */
   baseURL?: string;
+  /**
+   * What serves `baseURL`: `"openai"` (OpenAI's API, or a proxy or gateway in front of it: WebP images,
+   * the full strict-mode schema) or `"compatible"` (vLLM, Ollama, LM Studio, llama.cpp: JPEG images, a schema
+   * without `minItems`/`maxItems`, `coordinates` inferred from the model name). Default `"openai"` for
+   * api.openai.com or no `baseURL`, else `"compatible"`.
+   */
+  server?: "openai" | "compatible";
   /** OpenAI organization and project IDs, when the key needs them. */
   organization?: string;
   project?: string;
+}
+
+/** Whether a base URL is OpenAI's own API (no base URL is OpenAI's default, api.openai.com). */
+function servesOpenAi(baseURL: string | undefined): boolean {
+  if (!baseURL) return true;
+  try {
+    return new URL(baseURL).hostname === "api.openai.com";
+  } catch {
+    return false;
+  }
 }
 
 /** A placeholder key for servers that ignore it; the SDK refuses to start without one. */
@@ -66,6 +83,7 @@ export function openai(options: OpenAiOptions = {}): AiChannel {
     {
       id: { provider: "openai", model, secrets: apiKey ? [apiKey] : [] },
       model,
+      server: options.server ?? (servesOpenAi(baseURL) ? "openai" : "compatible"),
       client: () => (client ??= create()),
     },
     options,

@@ -5,8 +5,9 @@ export interface ImageOptions {
   /** Longest side in pixels of a sent screenshot; larger ones are downscaled. Default 1280. */
   maxSide?: number;
   /**
-   * Encoding of screenshots, baselines and crops. Diff images are always PNG. Default `"webp"`
-   * (Gemini and OpenAI both accept it; use `"jpeg"` or `"png"` for servers that do not).
+   * Encoding of screenshots, baselines and crops. Diff images are always PNG. Default `"webp"` for
+   * Gemini, OpenAI and Azure, `"jpeg"` for other OpenAI-compatible servers (Ollama, llama.cpp and
+   * LM Studio mishandle WebP).
    */
   format?: "webp" | "jpeg" | "png";
   /** Lossy quality (WebP, JPEG), 1-100. Default 80. */

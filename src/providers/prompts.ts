@@ -63,7 +63,7 @@ export function locateInstruction(c: BoxConvention, screen: PreparedImage, withR
     withReference
       ? 'Image "reference" shows how the element looked on an earlier run; it may have moved or changed style since.'
       : "",
-    `The box must tightly enclose the element's visible bounds. ${describeBoxes(c, screen.sent)}`,
+    `The box must tightly enclose the element's visible bounds. ${describeBoxes(c, screen.sent, "screen")}`,
   ]
     .filter(Boolean)
     .join("\n");
@@ -75,7 +75,7 @@ export function refineInstruction(c: BoxConvention, crop: PreparedImage): string
     PREAMBLE,
     'Task: image "crop" is an enlarged part of a screenshot. Find the one element that the <target> block ' +
       "describes in it. If it is not in the crop, or only partly, answer found=false with the box null.",
-    `The box must tightly enclose the element's visible bounds. ${describeBoxes(c, crop.sent)}`,
+    `The box must tightly enclose the element's visible bounds. ${describeBoxes(c, crop.sent, "crop")}`,
   ].join("\n");
 }
 
@@ -98,7 +98,7 @@ export function judgeInstruction(c: BoxConvention, screen: PreparedImage, refere
       ? 'Images named "reference" are accepted baselines of the same screen on other devices; layout may differ with screen size, content should not.'
       : "",
     `List in varying the boxes, in image "screen", of content that legitimately changes between runs ` +
-      `(clock, dates, balances, counters, ads, animations). ${describeBoxes(c, screen.sent)}`,
+      `(clock, dates, balances, counters, ads, animations). ${describeBoxes(c, screen.sent, "screen")}`,
   ]
     .filter(Boolean)
     .join("\n");
@@ -112,7 +112,7 @@ export function compareInstruction(c: BoxConvention, screen: PreparedImage): str
       'image "diff" marks the pixels that differ in red. The <expected> block describes the screen.',
     "realChange=true when the app itself changed (an element moved, was removed, restyled or shows different " +
       "fixed text); realChange=false when only content that varies between runs differs (clock, dates, balances).",
-    `List in varying the boxes, in image "screen", of the content that varies. ${describeBoxes(c, screen.sent)}`,
+    `List in varying the boxes, in image "screen", of the content that varies. ${describeBoxes(c, screen.sent, "screen")}`,
   ].join("\n");
 }
 
@@ -134,10 +134,13 @@ export const userParts = {
       { text: imageLabel("crop", "an enlarged part of the screenshot", crop) },
       { image: crop },
       {
+        // Where the crop comes from is context in the screenshot's pixels; the answer's frame is the crop's
+        // alone, which the system instruction states.
         text:
-          `The crop is this region of a ${screen.width}x${screen.height} screenshot: ` +
-          `<crop_region x="${r.x}" y="${r.y}" width="${r.width}" height="${r.height}" ` +
-          `of_width="${screen.width}" of_height="${screen.height}"/>\nFind this element:\n${tagged("locate", prompt)}`,
+          `For context only, the crop shows this region of the full ${screen.width}x${screen.height} screenshot, ` +
+          `in the screenshot's pixels: <crop_region x="${r.x}" y="${r.y}" width="${r.width}" height="${r.height}" ` +
+          `of_width="${screen.width}" of_height="${screen.height}"/>. Do not write your box in those numbers: ` +
+          `write it in image "crop" as the instructions say.\nFind this element:\n${tagged("locate", prompt)}`,
       },
     ];
   },

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { describeZodError } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import { hasUserinfo, redact } from "../core/secrets.js";
+import { COORDINATES } from "./coordinates.js";
 
 const text = z.string().min(1, "must not be empty");
 const positiveInt = z.number().int().positive();
@@ -33,9 +34,17 @@ const common = {
 
 const chatCompletions = {
   ...common,
-  coordinates: z.enum(["pixels", "normalized-1000"]).optional(),
+  coordinates: z.enum(COORDINATES).optional(),
   detail: z.enum(["low", "high", "auto"]).optional(),
-  reasoningEffort: z.enum(["none", "minimal", "low", "medium", "high"]).optional(),
+  reasoningEffort: z
+    .union([
+      z.enum(["none", "minimal", "low", "medium", "high"]),
+      z.partialRecord(
+        z.enum(["locate", "check", "judge", "compare"]),
+        z.enum(["none", "minimal", "low", "medium", "high", "model-default"]),
+      ),
+    ])
+    .optional(),
 };
 
 const thinkingLevel = z.enum(["minimal", "low", "medium", "high", "model-default"]);
@@ -48,6 +57,7 @@ export const GeminiOptionsSchema = z
     model: text.optional(),
     baseUrl: httpUrl.optional(),
     thinking: z.partialRecord(z.enum(["locate", "check", "judge", "compare"]), thinkingLevel).optional(),
+    mediaResolution: z.enum(["low", "medium", "high", "model-default"]).optional(),
   })
   .strict();
 
@@ -57,6 +67,7 @@ export const OpenAiOptionsSchema = z
     apiKey: text.optional(),
     model: text.optional(),
     baseURL: httpUrl.optional(),
+    server: z.enum(["openai", "compatible"]).optional(),
     organization: text.optional(),
     project: text.optional(),
   })

@@ -22,13 +22,13 @@ export interface BoxConvention {
 
 export const GEMINI_BOXES: BoxConvention = { field: "box_2d", order: "yxyx", units: "normalized-1000" };
 
-/** One sentence telling the model how to write a box for an image of the given size. */
-export function describeBoxes(c: BoxConvention, size: { width: number; height: number }): string {
+/** One sentence telling the model how to write a box in the named image of the given size: one frame, stated once. */
+export function describeBoxes(c: BoxConvention, size: { width: number; height: number }, image: string): string {
   const order = c.order === "yxyx" ? "[ymin, xmin, ymax, xmax]" : "[xmin, ymin, xmax, ymax]";
   const units =
     c.units === "pixels"
-      ? `in pixels of that image (it is ${size.width}x${size.height} pixels; x to the right, y down, origin top left)`
-      : "normalised to 0-1000 of the image's width and height (origin top left)";
+      ? `in pixels of image "${image}" (it is ${size.width}x${size.height} pixels; x to the right, y down, origin at its top left)`
+      : `normalised to 0-1000 of the width and height of image "${image}" (origin at its top left)`;
   return `Write every box as ${c.field} = ${order}, ${units}.`;
 }
 
@@ -66,11 +66,54 @@ export function wireSchemas(c: BoxConvention) {
   } satisfies Record<AiKind, z.ZodType>;
 }
 
+/**
+ * JSON Schema keywords that Azure OpenAI structured outputs refuse (docs/providers.md, "Structured
+ * output") and that OpenAI-compatible servers may refuse or ignore. The wire schemas use only
+ * `minItems`/`maxItems` of these (a box has four numbers); zod still checks that on the answer.
+ */
+export const KEYWORDS_NOT_EVERYWHERE = [
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "format",
+  "minimum",
+  "maximum",
+  "multipleOf",
+] as const;
+
+/** A copy of a JSON Schema without `keywords` (property names are kept: only schema keywords go). */
+export function withoutKeywords(schema: unknown, keywords: readonly string[]): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => withoutKeywords(s, keywords));
+  if (!schema || typeof schema !== "object") return schema;
+  return Object.fromEntries(
+    Object.entries(schema).flatMap(([key, value]) => {
+      if (key === "properties" && value && typeof value === "object") {
+        const props = Object.entries(value).map(([name, sub]) => [name, withoutKeywords(sub, keywords)]);
+        return [[key, Object.fromEntries(props)]];
+      }
+      return keywords.includes(key) ? [] : [[key, withoutKeywords(value, keywords)]];
+    }),
+  );
+}
+
 /** The wire JSON schema of a kind as plain JSON Schema (for Gemini's `responseJsonSchema`). */
 export function wireJsonSchema(kind: AiKind, c: BoxConvention): Record<string, unknown> {
   const { $schema: _drop, ...schema } = z.toJSONSchema(wireSchemas(c)[kind]) as Record<string, unknown>;
   return schema;
 }
+
+/** A pixel box may overshoot the image by rounding; more than this means another frame. */
+const OVERSHOOT = 1.02;
+
+function beyond(x1: number, y1: number, size: { width: number; height: number }): boolean {
+  return x1 > size.width * OVERSHOOT || y1 > size.height * OVERSHOOT;
+}
+
+/** A pixel box that lies beyond the image it refers to: the model answered in another frame. */
+export class BeyondImageError extends AiAnswerError {}
 
 /** A box the model gave, as four numbers in its convention. */
 type WireBox = number[];
@@ -86,6 +129,14 @@ export function toPixelBox(kind: AiKind, wire: WireBox, c: BoxConvention, image:
     throw new AiAnswerError(
       kind,
       `The model gave an empty or inverted "${kind}" box ${c.field}=[${wire.join(", ")}]; expected ${c.order === "yxyx" ? "[ymin, xmin, ymax, xmax]" : "[xmin, ymin, xmax, ymax]"}.`,
+    );
+  }
+  if (c.units === "pixels" && beyond(x1, y1, image.sent)) {
+    throw new BeyondImageError(
+      kind,
+      `The model's "${kind}" box ${c.field}=[${wire.join(", ")}] reaches beyond the ${image.sent.width}x${image.sent.height} ` +
+        `image it was sent, so it does not write pixels of that image. Set the coordinates option to the model's family ` +
+        `("qwen3-vl", "ui-tars-1" or "normalized-1000" for 0-1000 boxes; "qwen2.5-vl" or "ui-tars-1.5" for pixels of its own resize).`,
     );
   }
   const sx = c.units === "pixels" ? image.sent.width : 1000;

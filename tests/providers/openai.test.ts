@@ -29,7 +29,8 @@ const boxOf = (answer: unknown) => (answer as { box?: Box }).box;
 describe("openai() over the chat-completions wire", () => {
   test("locate sends a data-URL image with detail, a strict schema and the model, then refines on a crop", async () => {
     const double = await start();
-    const channel = openai({ apiKey: KEY, baseURL: `${double.baseUrl}/v1`, retry: fastRetry });
+    // server: "openai" is how a gateway in front of api.openai.com is named; the double replicates OpenAI.
+    const channel = openai({ apiKey: KEY, baseURL: `${double.baseUrl}/v1`, server: "openai", retry: fastRetry });
     const answer = await channel.request(
       { kind: "locate", screen, prompt: "the checkout button" },
       { signal: noAbort() },
@@ -86,15 +87,14 @@ describe("openai() over the chat-completions wire", () => {
     expect(answer.model).toBe("double:openai-wire/Qwen/Qwen3-VL-8B-Instruct");
   });
 
-  test("pixel and 0-1000 conventions disagree when the double and provider are mismatched", async () => {
+  test("a 0-1000 answer read as pixels is refused instead of clamped into a wrong box", async () => {
     const double = await start({ coordinates: "normalized-1000" });
     const channel = openai({ baseURL: `${double.baseUrl}/v1`, apiKey: KEY, refine: false });
-    const answer = await channel.request(
-      { kind: "locate", screen, prompt: "the checkout button" },
-      { signal: noAbort() },
-    );
-    // 0-1000 values read as pixels of a 590x1280 image land far from the button.
-    expect(Math.abs(boxOf(answer)!.y - CHECKOUT.y)).toBeGreaterThan(100);
+    const error = await channel
+      .request({ kind: "locate", screen, prompt: "the checkout button" }, { signal: noAbort() })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AiAnswerError);
+    expect((error as Error).message).toMatch(/reaches beyond the 590x1280 image/);
   });
 
   test("check, judge and compare parse into their answers", async () => {
@@ -207,8 +207,8 @@ describe("openai() over the chat-completions wire", () => {
   });
 });
 
-describe("azureOpenai() over the Azure deployments path", () => {
-  test("sends to /openai/deployments/<deployment> with api-version and the api-key header", async () => {
+describe("azureOpenai() over the Azure paths", () => {
+  test("by default sends to the v1 surface, the deployment as model, the key as a bearer token", async () => {
     const double = await start();
     const channel = azureOpenai({ apiKey: KEY, endpoint: `${double.baseUrl}/`, deployment: "vision-prod" });
     const answer = await channel.request(
@@ -216,11 +216,26 @@ describe("azureOpenai() over the Azure deployments path", () => {
       { signal: noAbort() },
     );
     const sent = double.received[0]!;
+    expect(sent.path).toBe("/openai/v1/chat/completions");
+    expect((sent.body as { model: string }).model).toBe("vision-prod");
+    expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(answer.model).toBe("double:openai-wire/vision-prod");
+    expectBoxNear(boxOf(answer), CHECKOUT, 1);
+  });
+
+  test("a dated apiVersion sends to /openai/deployments/<deployment> with api-version and the api-key header", async () => {
+    const double = await start();
+    const channel = azureOpenai({
+      apiKey: KEY,
+      endpoint: double.baseUrl,
+      deployment: "vision-prod",
+      apiVersion: "2024-10-21",
+    });
+    await channel.request({ kind: "locate", screen, prompt: "the checkout button" }, { signal: noAbort() });
+    const sent = double.received[0]!;
     expect(sent.path).toBe("/openai/deployments/vision-prod/chat/completions?api-version=2024-10-21");
     expect(sent.headers["api-key"]).toBe(KEY);
     expect(sent.headers.authorization).toBeUndefined();
-    expect(answer.model).toBe("double:openai-wire/vision-prod");
-    expectBoxNear(boxOf(answer), CHECKOUT, 1);
   });
 
   test("a token provider sends a bearer token instead of a key", async () => {

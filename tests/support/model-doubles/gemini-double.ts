@@ -1,7 +1,9 @@
 /**
  * A double that speaks the Gemini `generateContent` REST wire format (Gemini API and Vertex
  * AI paths). Point `gemini({ baseUrl })` (or `GOOGLE_GEMINI_BASE_URL`) at `baseUrl`. It reads
- * the images and the user's tagged text from the request, answers from knowledge with
+ * the images and the user's tagged text from the request, refuses what the real API refuses
+ * (per-model thinking levels and budgets, image types, unknown models: ./gemini-rules.ts), and
+ * answers from knowledge with
  * `box_2d` = [ymin, xmin, ymax, xmax] normalised to 0-1000, and names itself as the model
  * (`modelVersion: "double:gemini-wire/<requested model>"`).
  */
@@ -19,6 +21,7 @@ import {
   type RawPart,
   type ReceivedRequest,
 } from "./knowledge.js";
+import { refusalOf, servedModel, unknownModel } from "./gemini-rules.js";
 import { startWireServer, type WireDouble, type WireResponse } from "./server.js";
 
 /** Options of {@link startGeminiDouble}. */
@@ -34,7 +37,12 @@ interface GeminiPart {
 interface GeminiBody {
   contents?: { parts?: GeminiPart[] }[];
   systemInstruction?: { parts?: GeminiPart[] } | string;
-  generationConfig?: { responseJsonSchema?: unknown; responseSchema?: unknown };
+  generationConfig?: {
+    responseJsonSchema?: unknown;
+    responseSchema?: unknown;
+    thinkingConfig?: { thinkingLevel?: string; thinkingBudget?: number };
+    mediaResolution?: string;
+  };
 }
 
 const STATUS_NAMES: Record<number, string> = {
@@ -139,6 +147,18 @@ export async function startGeminiDouble(knowledge: Knowledge, options: GeminiDou
     if (options.apiKey !== undefined && req.headers["x-goog-api-key"] !== options.apiKey) {
       return errorBody(400, "API key not valid. Please pass a valid API key.");
     }
+    const served = servedModel(model);
+    if (!served) {
+      const { status, message } = unknownModel(model);
+      return errorBody(status, message);
+    }
+    const refusal = refusalOf(
+      served,
+      body.generationConfig,
+      request.images.map((i) => i.mimeType),
+      path.includes("/projects/"),
+    );
+    if (refusal) return errorBody(refusal.status, refusal.message);
     const fault = faults.shift();
     if (fault) {
       request.fault = fault;

@@ -4,7 +4,11 @@
  * answer (`double:gemini-wire/...`, `double:openai-wire/...`).
  *
  * - `startGeminiDouble(knowledge, options)`: Gemini `generateContent`.
- * - `startOpenAiDouble(knowledge, options)`: OpenAI / Azure OpenAI Chat Completions.
+ * - `startOpenAiDouble(knowledge, options)`: OpenAI / Azure OpenAI Chat Completions, or an
+ *   OpenAI-compatible server (`server`), answering in a model family's box frame (`family`).
+ *
+ * Both are strict: they refuse what the real service refuses (./gemini-rules.ts, ./openai-rules.ts),
+ * each rule with its source.
  *
  * Both return a {@link WireDouble}: `baseUrl`, `requests` (raw bodies), `received` (decoded:
  * kind, images with their sizes, the user's text, a refinement crop), `calls(kind?)`,

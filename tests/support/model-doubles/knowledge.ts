@@ -176,6 +176,8 @@ export interface NeutralAnswer {
   box?: Box | null;
   varying?: Box[];
   frame: { width: number; height: number };
+  /** For a refinement crop: the box in pixels of the whole screenshot, and that screenshot's size. */
+  inScreen?: { box: Box | null; screen: { width: number; height: number } };
 }
 
 const frameOf = (image: DoubleImage): ImageFrame => ({ width: image.width, height: image.height, bytes: image.bytes });
@@ -212,7 +214,14 @@ export async function answerFromKnowledge(knowledge: Knowledge, request: Receive
       const result = await knowledge.locate(text, frame);
       const box = "box" in result ? (crop ? intoCrop(result.box, crop, image) : result.box) : undefined;
       const reason = box ? (result.reason ?? `double: knows "${text}"`) : (result.reason ?? "double: not in the crop");
-      return { fields: { reason, found: !!box }, box: box ?? null, frame: image };
+      return {
+        fields: { reason, found: !!box },
+        box: box ?? null,
+        frame: image,
+        ...(crop && box
+          ? { inScreen: { box: (result as { box: Box }).box, screen: { width: crop.ofWidth, height: crop.ofHeight } } }
+          : {}),
+      };
     }
     case "check": {
       if (!knowledge.check) throw new NoKnowledgeError("no check knowledge");
