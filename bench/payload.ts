@@ -68,7 +68,7 @@ export async function benchPayload(): Promise<Figure[]> {
     {
       name: "openai",
       start: () => startOpenAiDouble(knowledge),
-      channel: (d) => openai({ apiKey: KEY, baseURL: `${d.baseUrl}/v1` }),
+      channel: (d) => openai({ apiKey: KEY, baseURL: `${d.baseUrl}/v1`, server: "openai" }),
     },
   ];
 
