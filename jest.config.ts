@@ -11,7 +11,7 @@ const config: Config = {
   transform: {
     "^.+\\.ts$": ["ts-jest", { useESM: true, tsconfig: "tsconfig.json", diagnostics: false }],
   },
-  testMatch: ["<rootDir>/tests/**/*.test.ts"],
+  testMatch: ["<rootDir>/tests/**/*.test.ts", "<rootDir>/examples/**/*.test.ts"],
   testTimeout: 60_000,
   reporters: ["default", "<rootDir>/tests/support/summary-reporter.cjs"],
 };

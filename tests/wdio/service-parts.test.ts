@@ -4,7 +4,9 @@
  * tests/wdio/wdio-example.test.ts.
  */
 import {
+  aiMatchers,
   allureArtifactReporter,
+  ScreenshotMismatchError,
   ConfigError,
   InputError,
   serviceMode,
@@ -140,5 +142,41 @@ describe("Allure", () => {
     expect(calls[0]![0]).toBe("step");
     expect(calls[0]![1]).toBe('tapshot healed a stored value: tap "the checkout button"');
     expect(calls[0]![3]).toBe("broken");
+  });
+});
+
+describe("toMatchAiScreenshot in Jest", () => {
+  // A session whose aiMatchScreenshot command fails as tapshot's does on a mismatch (the rig runs the real one
+  // in examples/jest and tests/wdio/wdio-example.test.ts); this checks only how Jest reports it.
+  const failing = {
+    aiMatchScreenshot: async (name: string) => {
+      throw new ScreenshotMismatchError(
+        `toMatchScreenshot "${name}": 12 pixels differ.\nArtifacts:\n  /r/diff.png`,
+        12,
+        0.1,
+      );
+    },
+  };
+  const jestExpect = expect as unknown as jest.Expect & { extend(m: object): void };
+  jestExpect.extend(aiMatchers());
+
+  test("a failure reads as a Jest matcher failure, with the tapshot error and its artifact lines", async () => {
+    const error = await (expect(failing) as unknown as { toMatchAiScreenshot(n: string, p: string): Promise<void> })
+      .toMatchAiScreenshot("cart", "the cart")
+      .catch((e: Error) => e);
+    expect(error).toBeInstanceOf(Error);
+    const message = (error as Error).message;
+    expect(message).toContain('expect(driver).toMatchAiScreenshot("cart")');
+    expect(message).toContain(
+      'ScreenshotMismatchError (screenshot-mismatch): toMatchScreenshot "cart": 12 pixels differ.\nArtifacts:\n  /r/diff.png',
+    );
+  });
+
+  test("a session without tapshot's commands and .not are errors saying what to do", async () => {
+    const plain = expect({}) as unknown as { toMatchAiScreenshot(n: string, p: string): Promise<void> };
+    await expect(plain.toMatchAiScreenshot("cart", "the cart")).rejects.toThrow(/addAiCommands\(browser\)/);
+    const not = (expect(failing) as unknown as { not: { toMatchAiScreenshot(n: string, p: string): Promise<void> } })
+      .not;
+    await expect(not.toMatchAiScreenshot("cart", "the cart")).rejects.toThrow(/has no \.not/);
   });
 });
