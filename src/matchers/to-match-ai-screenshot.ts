@@ -34,7 +34,7 @@ interface Subject {
 
 function subjectsOf(received: unknown): Subject[] {
   const value = received as Partial<WebdriverIO.MultiRemoteBrowser> | null;
-  if (value && typeof value === "object" && value.isMultiremote && Array.isArray(value.instances)) {
+  if (value && Array.isArray(value.instances) && typeof value.getInstance === "function") {
     return value.instances.map((name) => ({ label: name, session: value.getInstance!(name) }));
   }
   return [{ label: "", session: received as Session }];

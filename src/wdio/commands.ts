@@ -1,8 +1,8 @@
 /**
  * `browser.aiTap` and `browser.aiMatchScreenshot`: tapshot's calls as WebdriverIO commands, so a test
  * never passes the driver. The service adds them to every session; a standalone `remote()` session
- * gets them from {@link addAiCommands}. On a multiremote browser WebdriverIO adds each command to
- * every instance, and the browser's own command runs it on all of them.
+ * gets them from {@link addAiCommands}. On a multiremote browser each instance gets them, and the
+ * browser's own commands run them on every instance.
  */
 import type { PlatformApi } from "../core/engine.js";
 import type { ScreenshotOptions, ScreenshotResult, TapOptions, TapResult } from "../core/options.js";
@@ -12,6 +12,15 @@ import { adapterFor, platformApiOf, type AdapterChoice } from "./platform-api.js
 export type CommandResult =
   | { api: "tap"; subject: string; result: TapResult }
   | { api: "toMatchScreenshot"; subject: string; result: ScreenshotResult };
+
+type MatchArgs = [name: string, prompt: string, options?: ScreenshotOptions];
+
+function isMultiremote(
+  browser: WebdriverIO.Browser | WebdriverIO.MultiRemoteBrowser,
+): browser is WebdriverIO.MultiRemoteBrowser {
+  const b = browser as Partial<WebdriverIO.MultiRemoteBrowser>;
+  return Array.isArray(b.instances) && typeof b.getInstance === "function";
+}
 
 /** Options of {@link addAiCommands}. */
 export interface AiCommandOptions {
@@ -42,20 +51,38 @@ export function addAiCommands(
     return api;
   };
 
-  // A multiremote browser's addCommand takes the same arguments (it adds to every instance).
-  const target = browser as WebdriverIO.Browser;
-  target.addCommand("aiTap", async function (this: WebdriverIO.Browser, prompt: string, tapOptions?: TapOptions) {
-    const result = await apiOf(this).tap(this, prompt, tapOptions);
+  const tap = async (driver: WebdriverIO.Browser, prompt: string, tapOptions?: TapOptions) => {
+    const result = await apiOf(driver).tap(driver, prompt, tapOptions);
     await options.onResult?.({ api: "tap", subject: prompt, result });
     return result;
-  });
+  };
+  const matchScreenshot = async (
+    driver: WebdriverIO.Browser,
+    name: string,
+    prompt: string,
+    shotOptions?: ScreenshotOptions,
+  ) => {
+    const result = await apiOf(driver).expect(driver).toMatchScreenshot(name, prompt, shotOptions);
+    await options.onResult?.({ api: "toMatchScreenshot", subject: name, result });
+    return result;
+  };
 
-  target.addCommand(
-    "aiMatchScreenshot",
-    async function (this: WebdriverIO.Browser, name: string, prompt: string, shotOptions?: ScreenshotOptions) {
-      const result = await apiOf(this).expect(this).toMatchScreenshot(name, prompt, shotOptions);
-      await options.onResult?.({ api: "toMatchScreenshot", subject: name, result });
-      return result;
-    },
-  );
+  if (!isMultiremote(browser)) {
+    browser.addCommand("aiTap", function (this: WebdriverIO.Browser, prompt: string, tapOptions?: TapOptions) {
+      return tap(this, prompt, tapOptions);
+    });
+    browser.addCommand("aiMatchScreenshot", function (this: WebdriverIO.Browser, ...args: MatchArgs) {
+      return matchScreenshot(this, ...args);
+    });
+    return;
+  }
+  // Multiremote: each instance gets its own commands. The multiremote browser's addCommand would also
+  // lift them onto the prototype its instances share, where they run with the multiremote browser as
+  // `this`; so its fan-out commands are set on it directly.
+  const instances = browser.instances.map((name) => browser.getInstance(name));
+  for (const instance of instances) addAiCommands(instance, options);
+  Object.assign(browser, {
+    aiTap: (prompt: string, tapOptions?: TapOptions) => Promise.all(instances.map((i) => tap(i, prompt, tapOptions))),
+    aiMatchScreenshot: (...args: MatchArgs) => Promise.all(instances.map((i) => matchScreenshot(i, ...args))),
+  });
 }

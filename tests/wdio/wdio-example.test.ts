@@ -29,10 +29,11 @@ let rig: Rig;
 let dir: string;
 let run: { code: number; output: string };
 let results: AllureResult[];
+let env: NodeJS.ProcessEnv;
 
 /** Run `wdio run` with the example's config; resolves with its exit code and output (never rejects). */
-function wdio(env: NodeJS.ProcessEnv, specs: string[]): Promise<{ code: number; output: string }> {
-  const args = [WDIO, "run", "examples/wdio-mocha/wdio.conf.ts", ...specs.flatMap((s) => ["--spec", s])];
+function wdio(conf: string, env: NodeJS.ProcessEnv, specs: string[] = []): Promise<{ code: number; output: string }> {
+  const args = [WDIO, "run", conf, ...specs.flatMap((s) => ["--spec", s])];
   return new Promise((resolve) => {
     execFile(process.execPath, args, { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
@@ -55,7 +56,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "tapshot-wdio-"));
   // The committed demo values, copied: a replay moves their last-use time.
   await cp(join(ROOT, "storage"), join(dir, "storage"), { recursive: true });
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  env = { ...process.env };
   // No model anywhere, and the run's mode left to the service: CI must mean replay.
   for (const name of Object.keys(env)) {
     if (/^(TAPSHOT_|GEMINI_|GOOGLE_|OPENAI_|AZURE_OPENAI_)/.test(name) || name === "NODE_OPTIONS") delete env[name];
@@ -70,7 +71,10 @@ beforeAll(async () => {
     ALLURE_RESULTS_DIR: join(dir, "allure"),
     EXAMPLE_TMP_DIR: dir,
   });
-  run = await wdio(env, ["examples/wdio-mocha/specs/checkout.e2e.ts", "tests/wdio/specs/failures.e2e.ts"]);
+  run = await wdio("examples/wdio-mocha/wdio.conf.ts", env, [
+    "examples/wdio-mocha/specs/checkout.e2e.ts",
+    "tests/wdio/specs/failures.e2e.ts",
+  ]);
   const files = existsSync(join(dir, "allure")) ? await readdir(join(dir, "allure")) : [];
   results = await Promise.all(
     files
@@ -143,4 +147,29 @@ test("a mismatch fails the test in expect-webdriverio's style, with expected, ac
   // Today's files are still written, and the error names them.
   expect(failed.statusDetails?.message).toContain(join(dir, "results"));
   expect(attachmentsOf(resultNamed("cart")).filter((a) => a.name.startsWith("tapshot "))).toEqual([]);
+});
+
+describe("multiremote", () => {
+  let multi: { code: number; output: string };
+
+  beforeAll(async () => {
+    multi = await wdio("tests/wdio/multiremote.conf.ts", { ...env, TAPSHOT_RESULTS_DIR: join(dir, "multi-results") });
+  }, 300_000);
+
+  test("each instance is its own device: the iPhone 15 replays, the SE has nothing stored (its spec asserts both)", async () => {
+    expect({ code: multi.code, tail: multi.code === 0 ? "" : multi.output.slice(-3000) }).toEqual({
+      code: 0,
+      tail: "",
+    });
+    const [runDir] = await readdir(join(dir, "multi-results"));
+    const calls = (await readFile(join(dir, "multi-results", runDir!, "calls.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { api: string; outcome: string; device: string });
+    expect(calls.map((c) => `${c.api} ${c.device} ${c.outcome}`).sort()).toEqual([
+      "tap iphone-15_17.5 replayed",
+      "toMatchScreenshot iphone-15_17.5 matched",
+      "toMatchScreenshot iphone-se-3rd-generation_17.5 failed",
+    ]);
+  });
 });
