@@ -5,13 +5,13 @@ const config: Config = {
   extensionsToTreatAsEsm: [".ts"],
   moduleNameMapper: {
     // Demo, bench, rig and examples import tapshot as users do; in tests that is the entry's source.
-    "^tapshot/(android|ios|runner|providers|adapter|images)$": "<rootDir>/src/$1/index.ts",
+    "^tapshot/(android|ios|runner|providers|adapter|images|wdio)$": "<rootDir>/src/$1/index.ts",
     "^(\\.{1,2}/.*)\\.js$": "$1",
   },
   transform: {
     "^.+\\.ts$": ["ts-jest", { useESM: true, tsconfig: "tsconfig.json", diagnostics: false }],
   },
-  testMatch: ["<rootDir>/tests/**/*.test.ts"],
+  testMatch: ["<rootDir>/tests/**/*.test.ts", "<rootDir>/examples/**/*.test.ts"],
   testTimeout: 60_000,
   reporters: ["default", "<rootDir>/tests/support/summary-reporter.cjs"],
 };

@@ -76,12 +76,15 @@ const AiConfigSchema = z
 
 let configured: AiConfig = {};
 
+/** Throw the ConfigError `configureAi` would for these options, without applying them. */
+export function checkConfig(options: AiConfig, what = "configureAi"): void {
+  const result = AiConfigSchema.safeParse(options);
+  if (!result.success) throw new ConfigError(`${what} got invalid options: ${describeZodError(result.error)}.`);
+}
+
 /** Validate and apply options; see `configureAi` in `tapshot/runner`. */
 export function setConfig(options: AiConfig): void {
-  const result = AiConfigSchema.safeParse(options);
-  if (!result.success) {
-    throw new ConfigError(`configureAi got invalid options: ${describeZodError(result.error)}.`);
-  }
+  checkConfig(options);
   configured = { ...configured, ...(options as AiConfig) };
   // A later storageDir means "use this directory": it must not lose to a store set earlier.
   if (options.storageDir !== undefined && options.store === undefined) delete configured.store;
@@ -141,6 +144,11 @@ function envVar(name: string): string | undefined {
 
 const LOG_VALUES = ["line", "json", "silent"] as const;
 
+/** The results folder for a `resultsDir` option: the option, `$TAPSHOT_RESULTS_DIR`, or `./tapshot-results`. */
+export function resolveResultsDir(option: string | false | undefined): string | undefined {
+  return option === false ? undefined : (option ?? envVar("TAPSHOT_RESULTS_DIR") ?? "tapshot-results");
+}
+
 /** Resolve the configuration for one call, for the given driver. */
 export function resolveConfig(driver: unknown): ResolvedConfig {
   const modeText = configured.mode ?? envVar("TAPSHOT_MODE") ?? "auto";
@@ -170,10 +178,7 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
   } else if (logText === "silent") log = () => undefined;
   else if (logText === "json") log = (entry) => console.warn(JSON.stringify(entry));
 
-  const resultsDir =
-    configured.resultsDir === false
-      ? undefined
-      : (configured.resultsDir ?? envVar("TAPSHOT_RESULTS_DIR") ?? "tapshot-results");
+  const resultsDir = resolveResultsDir(configured.resultsDir);
 
   return {
     store,

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const DIRS = ["src", "tests", "rig", "demo", "bench", "scripts"];
+const DIRS = ["src", "tests", "rig", "demo", "bench", "scripts", "examples"];
 
 function files(): string[] {
   return DIRS.flatMap((dir) =>

@@ -51,13 +51,14 @@ test("the entries are what package.json exports", () => {
       "tapshot/runner",
       "tapshot/providers",
       "tapshot/adapter",
+      "tapshot/wdio",
     ]),
   );
 });
 
-test("demo/, bench/ and rig/ import tapshot only through its public entries", () => {
+test("demo/, bench/, rig/ and examples/ import tapshot only through its public entries", () => {
   const intoSrc = (spec: string) => /(^|\/)src\//.test(spec) || (spec.startsWith("tapshot") && !ENTRIES.includes(spec));
-  expect(offenders(["demo", "bench", "rig"], intoSrc)).toEqual([]);
+  expect(offenders(["demo", "bench", "rig", "examples"], intoSrc)).toEqual([]);
 });
 
 test("the demo and the rig import no test code", () => {

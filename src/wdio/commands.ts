@@ -1,0 +1,88 @@
+/**
+ * `browser.aiTap` and `browser.aiMatchScreenshot`: tapshot's calls as WebdriverIO commands, so a test
+ * never passes the driver. The service adds them to every session; a standalone `remote()` session
+ * gets them from {@link addAiCommands}. On a multiremote browser each instance gets them, and the
+ * browser's own commands run them on every instance.
+ */
+import type { PlatformApi } from "../core/engine.js";
+import type { ScreenshotOptions, ScreenshotResult, TapOptions, TapResult } from "../core/options.js";
+import { adapterFor, platformApiOf, type AdapterChoice } from "./platform-api.js";
+
+/** One finished command, for reporters (heals become an Allure warning step). */
+export type CommandResult =
+  | { api: "tap"; subject: string; result: TapResult }
+  | { api: "toMatchScreenshot"; subject: string; result: ScreenshotResult };
+
+type MatchArgs = [name: string, prompt: string, options?: ScreenshotOptions];
+
+function isMultiremote(
+  browser: WebdriverIO.Browser | WebdriverIO.MultiRemoteBrowser,
+): browser is WebdriverIO.MultiRemoteBrowser {
+  const b = browser as Partial<WebdriverIO.MultiRemoteBrowser>;
+  return Array.isArray(b.instances) && typeof b.getInstance === "function";
+}
+
+/** Options of {@link addAiCommands}. */
+export interface AiCommandOptions {
+  /** The device adapter, or a function choosing one per session. Default: Android or iOS by `platformName`. */
+  adapter?: AdapterChoice;
+  /** Called after each successful command (the service reports heals through it). */
+  onResult?: (done: CommandResult) => void | Promise<void>;
+}
+
+/**
+ * Add `aiTap(prompt, options?)` and `aiMatchScreenshot(name, prompt, options?)` to a WebdriverIO
+ * browser (or every instance of a multiremote browser).
+ *
+ * ```ts
+ * const browser = await remote({ capabilities });
+ * addAiCommands(browser);
+ * await browser.aiTap("the checkout button");
+ * ```
+ */
+export function addAiCommands(
+  browser: WebdriverIO.Browser | WebdriverIO.MultiRemoteBrowser,
+  options: AiCommandOptions = {},
+): void {
+  const apis = new WeakMap<object, PlatformApi>();
+  const apiOf = (driver: WebdriverIO.Browser): PlatformApi => {
+    let api = apis.get(driver);
+    if (!api) apis.set(driver, (api = platformApiOf(adapterFor(driver, options.adapter))));
+    return api;
+  };
+
+  const tap = async (driver: WebdriverIO.Browser, prompt: string, tapOptions?: TapOptions) => {
+    const result = await apiOf(driver).tap(driver, prompt, tapOptions);
+    await options.onResult?.({ api: "tap", subject: prompt, result });
+    return result;
+  };
+  const matchScreenshot = async (
+    driver: WebdriverIO.Browser,
+    name: string,
+    prompt: string,
+    shotOptions?: ScreenshotOptions,
+  ) => {
+    const result = await apiOf(driver).expect(driver).toMatchScreenshot(name, prompt, shotOptions);
+    await options.onResult?.({ api: "toMatchScreenshot", subject: name, result });
+    return result;
+  };
+
+  if (!isMultiremote(browser)) {
+    browser.addCommand("aiTap", function (this: WebdriverIO.Browser, prompt: string, tapOptions?: TapOptions) {
+      return tap(this, prompt, tapOptions);
+    });
+    browser.addCommand("aiMatchScreenshot", function (this: WebdriverIO.Browser, ...args: MatchArgs) {
+      return matchScreenshot(this, ...args);
+    });
+    return;
+  }
+  // Multiremote: each instance gets its own commands. The multiremote browser's addCommand would also
+  // lift them onto the prototype its instances share, where they run with the multiremote browser as
+  // `this`; so its fan-out commands are set on it directly.
+  const instances = browser.instances.map((name) => browser.getInstance(name));
+  for (const instance of instances) addAiCommands(instance, options);
+  Object.assign(browser, {
+    aiTap: (prompt: string, tapOptions?: TapOptions) => Promise.all(instances.map((i) => tap(i, prompt, tapOptions))),
+    aiMatchScreenshot: (...args: MatchArgs) => Promise.all(instances.map((i) => matchScreenshot(i, ...args))),
+  });
+}

@@ -1,0 +1,37 @@
+/**
+ * `tapshot/wdio`: tapshot in the runners its users have (docs/runners.md). A WebdriverIO service
+ * for wdio.conf.ts, `browser.aiTap` / `browser.aiMatchScreenshot` commands, the
+ * `toMatchAiScreenshot` matcher for WDIO's `expect` and Jest/Vitest's `expect.extend`, and an
+ * artifact reporter for `@wdio/allure-reporter`.
+ *
+ * ```ts
+ * // wdio.conf.ts
+ * import { TapshotService } from "tapshot/wdio";
+ * export const config: WebdriverIO.Config = { services: [[TapshotService, { storageDir: "storage" }]] };
+ * // a spec
+ * await browser.aiTap("the checkout button");
+ * await expect(browser).toMatchAiScreenshot("cart-page", "the cart with 2 items");
+ * ```
+ */
+import "./types.js";
+import { registerDefaultChannel } from "../core/config.js";
+import { envDefaultChannel } from "../providers/env.js";
+
+registerDefaultChannel(envDefaultChannel());
+
+export { TapshotService, type TapshotServiceOptions } from "./service.js";
+export { addAiCommands, type AiCommandOptions, type CommandResult } from "./commands.js";
+export type { AdapterChoice } from "./platform-api.js";
+export { targetFromCapabilities } from "./capabilities.js";
+export { isCi, serviceMode } from "./ci.js";
+export { allureArtifactReporter, loadAllure, usesAllure, type AllureApi } from "./allure.js";
+export {
+  aiMatchers,
+  type MatcherStyle,
+  type MatcherContext,
+  type MatcherResult,
+} from "../matchers/to-match-ai-screenshot.js";
+export { setRunningTest } from "../matchers/test-title.js";
+export type { AiScreenshotMatcher } from "./types.js";
+export type { TapOptions, TapResult, ScreenshotOptions, ScreenshotResult } from "../core/options.js";
+export * from "../core/errors.js";

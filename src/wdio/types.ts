@@ -1,0 +1,58 @@
+/**
+ * The types the `tapshot/wdio` entry adds to WebdriverIO, expect-webdriverio and Jest
+ * (the usual `declare global` augmentations), so `browser.aiTap` and
+ * `expect(browser).toMatchAiScreenshot` type-check in test files.
+ */
+import type { ScreenshotOptions, ScreenshotResult, TapOptions, TapResult } from "../core/options.js";
+
+/** `toMatchAiScreenshot`'s arguments: an optional baseline name (default: from the test title), the prompt, options. */
+export interface AiScreenshotMatcher<R> {
+  /**
+   * Compare the screen with the baseline stored for `name` on this device; with none, the model
+   * judges the screen against `prompt` and it is stored. Without `name`, the name comes from the
+   * test's full title (`"cart shows two items"` -> `cart-shows-two-items`; a second call in the
+   * same test gets `-2`).
+   */
+  toMatchAiScreenshot(name: string, prompt: string, options?: ScreenshotOptions): R;
+  toMatchAiScreenshot(prompt: string, options?: ScreenshotOptions): R;
+}
+
+/** The commands the service (or `addAiCommands`) adds to a session. */
+export interface AiCommands {
+  /** tapshot's `tap` on this session: see docs/api.md. */
+  aiTap(prompt: string, options?: TapOptions): Promise<TapResult>;
+  /** tapshot's `toMatchScreenshot` on this session; throws on a mismatch (see docs/api.md). */
+  aiMatchScreenshot(name: string, prompt: string, options?: ScreenshotOptions): Promise<ScreenshotResult>;
+}
+
+/** The same commands on a multiremote browser: run on every instance, one result per instance. */
+export interface MultiRemoteAiCommands {
+  aiTap(prompt: string, options?: TapOptions): Promise<TapResult[]>;
+  aiMatchScreenshot(name: string, prompt: string, options?: ScreenshotOptions): Promise<ScreenshotResult[]>;
+}
+
+/* eslint-disable @typescript-eslint/no-empty-object-type -- declaration merging adds members through extends */
+// webdriverio exports its Browser interface apart from the global one; both get the commands, so a
+// `Browser` imported from "webdriverio" still fits where WebdriverIO.Browser is expected.
+declare module "webdriverio" {
+  interface Browser extends AiCommands {}
+  interface MultiRemoteBrowser extends MultiRemoteAiCommands {}
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace WebdriverIO {
+    interface Browser extends AiCommands {}
+    interface MultiRemoteBrowser extends MultiRemoteAiCommands {}
+  }
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace ExpectWebdriverIO {
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars
+    interface Matchers<R extends void | Promise<void>, T> extends AiScreenshotMatcher<Promise<void>> {}
+  }
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace jest {
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars
+    interface Matchers<R, T = {}> extends AiScreenshotMatcher<Promise<R>> {}
+  }
+}

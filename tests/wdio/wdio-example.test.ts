@@ -1,0 +1,175 @@
+/**
+ * The WebdriverIO + Mocha example (examples/wdio-mocha) run by the real `wdio` testrunner, with
+ * tapshot's service, against the rig's Appium server and demo shop, with `CI` set and no model:
+ * the service must put the run in mode "replay" (the committed demo values are replayed), add
+ * `browser.aiTap` and the matcher, name an unnamed baseline after its test, and attach a failure's
+ * images to the Allure results. tests/wdio/specs/failures.e2e.ts adds the failures to report.
+ */
+import { execFile } from "node:child_process";
+import { cp, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startRig, type Rig } from "../../rig/session.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const WDIO = join(ROOT, "node_modules", "@wdio", "cli", "bin", "wdio.js");
+
+interface AllureStep {
+  name: string;
+  attachments?: { name: string; source: string; type: string }[];
+  steps?: AllureStep[];
+}
+interface AllureResult extends AllureStep {
+  status: string;
+  statusDetails?: { message?: string };
+}
+
+let rig: Rig;
+let dir: string;
+let run: { code: number; output: string };
+let results: AllureResult[];
+let env: NodeJS.ProcessEnv;
+
+/** Run `wdio run` with the example's config; resolves with its exit code and output (never rejects). */
+function wdio(conf: string, env: NodeJS.ProcessEnv, specs: string[] = []): Promise<{ code: number; output: string }> {
+  const args = [WDIO, "run", conf, ...specs.flatMap((s) => ["--spec", s])];
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+      resolve({ code, output: `${stdout}\n${stderr}` });
+    });
+  });
+}
+
+/** Every step of a result, depth first. */
+const stepsOf = (step: AllureStep): AllureStep[] => (step.steps ?? []).flatMap((s) => [s, ...stepsOf(s)]);
+const attachmentsOf = (result: AllureResult) => [result, ...stepsOf(result)].flatMap((s) => s.attachments ?? []);
+const resultNamed = (name: string) => {
+  const found = results.find((r) => r.name === name);
+  if (!found) throw new Error(`no Allure result "${name}"; got ${results.map((r) => r.name).join(", ")}`);
+  return found;
+};
+
+beforeAll(async () => {
+  rig = await startRig();
+  dir = await mkdtemp(join(tmpdir(), "tapshot-wdio-"));
+  // The committed demo values, copied: a replay moves their last-use time.
+  await cp(join(ROOT, "storage"), join(dir, "storage"), { recursive: true });
+  env = { ...process.env };
+  // No model anywhere, and the run's mode left to the service: CI must mean replay.
+  for (const name of Object.keys(env)) {
+    if (/^(TAPSHOT_|GEMINI_|GOOGLE_|OPENAI_|AZURE_OPENAI_)/.test(name) || name === "NODE_OPTIONS") delete env[name];
+  }
+  Object.assign(env, {
+    CI: "true",
+    APPIUM_URL: rig.appium.url,
+    SHOP_URL: rig.demo.url,
+    TAPSHOT_STORAGE_DIR: join(dir, "storage"),
+    TAPSHOT_RESULTS_DIR: join(dir, "results"),
+    TAPSHOT_LOG: "json",
+    ALLURE_RESULTS_DIR: join(dir, "allure"),
+    EXAMPLE_TMP_DIR: dir,
+  });
+  run = await wdio("examples/wdio-mocha/wdio.conf.ts", env, [
+    "examples/wdio-mocha/specs/checkout.e2e.ts",
+    "tests/wdio/specs/failures.e2e.ts",
+  ]);
+  const files = existsSync(join(dir, "allure")) ? await readdir(join(dir, "allure")) : [];
+  results = await Promise.all(
+    files
+      .filter((f) => f.endsWith("-result.json"))
+      .map(async (f) => JSON.parse(await readFile(join(dir, "allure", f), "utf8")) as AllureResult),
+  );
+}, 300_000);
+
+afterAll(async () => {
+  await rig?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 5 });
+}, 60_000);
+
+test("the run ends with the example passing and the two failure specs failing", () => {
+  expect({ code: run.code, names: results.map((r) => `${r.name}: ${r.status}`).sort() }).toEqual({
+    code: 1,
+    names: ["cart: passed", "checkout: passed", "never stored: failed", "regression cart: failed"],
+  });
+});
+
+test("the example replays the committed values without a model: aiTap and the matchers on the demo's iPhone 15", async () => {
+  const [runDir] = await readdir(join(dir, "results"));
+  const calls = (await readFile(join(dir, "results", runDir!, "calls.jsonl"), "utf8"))
+    .trim()
+    .split("\n")
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          api: string;
+          name?: string;
+          prompt?: string;
+          outcome: string;
+          device: string;
+          aiCalls: number;
+        },
+    );
+  const ok = calls.filter((c) => c.outcome !== "failed");
+  expect(ok.map((c) => [c.api, c.name ?? c.prompt, c.outcome, c.device, c.aiCalls])).toEqual([
+    // "cart" was not passed: it is the test's title.
+    ["toMatchScreenshot", "cart", "matched", "iphone-15_17.5", 0],
+    ["tap", 'the "Checkout" button', "replayed", "iphone-15_17.5", 0],
+    ["toMatchScreenshot", "order-summary", "matched", "iphone-15_17.5", 0],
+  ]);
+});
+
+test("with CI set the service runs in mode replay: nothing stored is a NotStoredError, not a missing model", () => {
+  const message = resultNamed("never stored").statusDetails?.message ?? "";
+  expect(message).toContain('Expect browser to match AI screenshot "never-stored"');
+  expect(message).toContain("NotStoredError (not-stored)");
+  expect(message).toContain('mode is "replay"');
+});
+
+test("a mismatch fails the test in expect-webdriverio's style, with expected, actual and diff attached in Allure", async () => {
+  const failed = resultNamed("regression cart");
+  expect(failed.statusDetails?.message).toMatch(
+    /^Expect browser to match AI screenshot "cart"\n\nScreenshotMismatchError \(screenshot-mismatch\): .*pixels differ/,
+  );
+  const images = attachmentsOf(failed).filter((a) => a.name.startsWith("tapshot "));
+  expect(images.map((a) => a.name.split(":")[0]).sort()).toEqual([
+    "tapshot actual",
+    "tapshot composite",
+    "tapshot diff",
+    "tapshot expected",
+  ]);
+  for (const image of images) {
+    expect(image.type).toBe("image/png");
+    const bytes = await readFile(join(dir, "allure", image.source));
+    expect(bytes.subarray(1, 4).toString("latin1")).toBe("PNG");
+  }
+  // Today's files are still written, and the error names them.
+  expect(failed.statusDetails?.message).toContain(join(dir, "results"));
+  expect(attachmentsOf(resultNamed("cart")).filter((a) => a.name.startsWith("tapshot "))).toEqual([]);
+});
+
+describe("multiremote", () => {
+  let multi: { code: number; output: string };
+
+  beforeAll(async () => {
+    multi = await wdio("tests/wdio/multiremote.conf.ts", { ...env, TAPSHOT_RESULTS_DIR: join(dir, "multi-results") });
+  }, 300_000);
+
+  test("each instance is its own device: the iPhone 15 replays, the SE has nothing stored (its spec asserts both)", async () => {
+    expect({ code: multi.code, tail: multi.code === 0 ? "" : multi.output.slice(-3000) }).toEqual({
+      code: 0,
+      tail: "",
+    });
+    const [runDir] = await readdir(join(dir, "multi-results"));
+    const calls = (await readFile(join(dir, "multi-results", runDir!, "calls.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { api: string; outcome: string; device: string });
+    expect(calls.map((c) => `${c.api} ${c.device} ${c.outcome}`).sort()).toEqual([
+      "tap iphone-15_17.5 replayed",
+      "toMatchScreenshot iphone-15_17.5 matched",
+      "toMatchScreenshot iphone-se-3rd-generation_17.5 failed",
+    ]);
+  });
+});
