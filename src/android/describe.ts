@@ -3,7 +3,7 @@
  * Every value has an ordered list of sources; a failing or unknown command falls through
  * to the next one with a note. Geometry follows the screenshot the describe takes.
  */
-import type { AdapterNote, Insets } from "../core/device.js";
+import type { AdapterNote, IdentityHints, Insets } from "../core/device.js";
 import {
   firstOf,
   mobileObject,
@@ -55,17 +55,17 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
         name: "capabilities deviceManufacturer + deviceModel",
         read: () => joinModel(capability(caps, "deviceManufacturer"), capability(caps, "deviceModel")),
       },
-      { name: "capability deviceName", read: () => textCapability(caps, "deviceName") },
     ],
     note,
     `used "${UNKNOWN_ANDROID_MODEL}"`,
   );
-  if (!model || model.source === "capability deviceName") {
+  if (!model && !emulatorSerial(caps)) {
     note(
-      `android model: the device did not name its model; set configureAi({ target: { model } }) so its records ` +
-        `are not shared with other devices`,
+      `android model: the device did not name its model (deviceName is the adb serial, not a model); set ` +
+        `configureAi({ target: { model } }) so its records are not shared with other devices`,
     );
   }
+  const identity = emulatorIdentity(model?.value, caps, note);
 
   const osVersion = await firstOf(
     "android OS version",
@@ -187,14 +187,65 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
   return {
     device: {
       platform: "android",
-      model: model?.value ?? UNKNOWN_ANDROID_MODEL,
+      model: identity?.model ?? model?.value ?? UNKNOWN_ANDROID_MODEL,
       osVersion: osVersion?.value ?? "unknown",
       screen: shot,
       scale,
       insets: tidyInsets(mergeInsets(status?.value ?? NO_INSETS, navigation?.value ?? NO_INSETS), shot),
       orientation,
+      ...(identity && { identity: identity.hints }),
     },
     tapBounds,
+  };
+}
+
+/**
+ * Build.MODEL of emulator system images, the same for every AVD profile (`sdk_gphone64_x86_64`,
+ * `sdk_gphone64_arm64`, older `Android SDK built for x86`, `sdk_google_phone_x86`, `google_sdk`).
+ */
+const EMULATOR_MODEL = /\b(sdk_gphone\w*|sdk_google\w*|google_sdk|android sdk built for \w+|sdk)$/i;
+
+/** The adb serial of an emulator (`emulator-5554`), which UiAutomator2 and Espresso put in `deviceName`. */
+function emulatorSerial(caps: object): string | undefined {
+  // appium-android-driver lib/driver.ts isEmulator: `avd` set, or a serial matching /\bemulator\b/i.
+  return ["udid", "deviceUDID", "deviceName"]
+    .map((name) => textCapability(caps, name))
+    .find((serial) => serial !== undefined && /\bemulator\b/i.test(serial));
+}
+
+/** Prefix of an emulator's model when it is named by its AVD profile. */
+export const EMULATOR_MODEL_PREFIX = "Android emulator";
+
+/**
+ * An emulator is named by its AVD profile (capability `avd`, set when the driver launched it):
+ * `Android emulator Pixel_7_API_34`. Without it, the call fails unless the run's target names the
+ * model: the image's generic model would share one key between every profile, and the serial
+ * names one emulator instance, not a model. `undefined` for a device that is no emulator.
+ */
+function emulatorIdentity(
+  model: string | undefined,
+  caps: object,
+  note: AdapterNote,
+): { model?: string; hints: IdentityHints } | undefined {
+  const serial = emulatorSerial(caps);
+  const avd = textCapability(caps, "avd")?.replace(/^@/, "");
+  const generic = model !== undefined && EMULATOR_MODEL.test(model);
+  if (!avd && !generic && !serial) return undefined;
+  if (!avd && model && !generic) return undefined; // an emulator image that names a real model
+  if (avd) {
+    const named = `${EMULATOR_MODEL_PREFIX} ${avd}`;
+    note(`android model: an emulator; named by its AVD profile (capability avd) "${named}"`);
+    // Older versions keyed emulators by the image's generic model.
+    return { model: named, hints: { formerModels: model ? [model] : [] } };
+  }
+  return {
+    hints: {
+      unnamed:
+        `This Android emulator${serial ? ` (${serial})` : ""} reports ${model ? `the generic model "${model}"` : "no model"}, ` +
+        `the same for every AVD profile, and the session has no avd capability naming its profile. Set ` +
+        `configureAi({ target: { model: "Pixel 7 emulator" } }) (or start the session with the appium:avd ` +
+        `capability), so its stored values are not shared with other emulator profiles.`,
+    },
   };
 }
 

@@ -4,7 +4,7 @@
  * order with notes, and the W3C touch action of a tap. Platform details live in the adapters.
  */
 import type { Browser } from "webdriverio";
-import type { AdapterNote, DeviceAdapter, DeviceDescription, DeviceSession, Insets, Platform } from "./device.js";
+import type { AdapterNote, DescribedDevice, DeviceAdapter, DeviceSession, Insets, Platform } from "./device.js";
 import { DeviceError } from "./errors.js";
 import type { Point, Rect, Size } from "./geometry.js";
 import { imageSize } from "./images.js";
@@ -296,7 +296,7 @@ export async function performTap(driver: AppiumSession, at: Point): Promise<void
 
 /** What a platform's describe returns: the description and where taps may land (tap units). */
 export interface Reading {
-  device: DeviceDescription;
+  device: DescribedDevice;
   tapBounds: Rect;
 }
 

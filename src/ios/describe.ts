@@ -28,6 +28,7 @@ import {
   type Reading,
 } from "../core/adapter-kit.js";
 import type { Size } from "../core/geometry.js";
+import { knownModelName, modelOfProductType } from "./models.js";
 
 /** Model used when no source names the device; `configureAi({ target })` should then name it. */
 export const UNKNOWN_IOS_MODEL = "Unknown iOS device";
@@ -52,18 +53,23 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
     return info && typeof info === "object" ? (info as Record<string, unknown>) : {};
   };
 
+  const productType = once(async () => text((await lockdown()).ProductType));
   const model = await firstOf(
     "ios model",
     [
       {
         name: "mobile: deviceInfo lockdownInfo.ProductType",
-        read: async () => text((await lockdown()).ProductType),
+        read: async () => {
+          const type = await productType();
+          return type && (modelOfProductType(type) ?? unlisted(type, note));
+        },
         quiet: true,
       },
-      { name: "capability deviceName", read: () => specific(textCapability(caps, "deviceName")) },
+      { name: "capability deviceName", read: () => typedModel(specific(textCapability(caps, "deviceName")), note) },
       {
         name: "mobile: deviceInfo name (simulator)",
-        read: async () => ((await deviceInfo()).isSimulator ? specific(text((await deviceInfo()).name)) : undefined),
+        read: async () =>
+          (await deviceInfo()).isSimulator ? typedModel(specific(text((await deviceInfo()).name)), note) : undefined,
         quiet: true,
       },
       { name: "mobile: deviceInfo model", read: async () => text((await deviceInfo()).model) },
@@ -78,6 +84,9 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
         `configureAi({ target: { model } }) so its records are not shared with other models`,
     );
   }
+  // Older versions keyed real devices by their product type (`iphone16-1_17.5.1`).
+  const type = model?.source.includes("ProductType") ? await productType() : undefined;
+  const formerModels = type && type !== model?.value ? [type] : [];
 
   const osVersion = await firstOf(
     "ios OS version",
@@ -195,9 +204,35 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
       scale,
       insets: tidyInsets(insets, shot),
       orientation,
+      ...(formerModels.length > 0 ? { identity: { formerModels } } : {}),
     },
     tapBounds: { x: 0, y: 0, ...screenPt },
   };
+}
+
+/** A product type the model table lacks is used as it is, with a note. */
+function unlisted(productType: string, note: AdapterNote): string {
+  note(
+    `ios model: product type ${productType} is not in tapshot's model table (src/ios/models.ts); keys use it ` +
+      `as it is, so a simulator of this model gets other keys. Set configureAi({ target: { model } }) to name it`,
+  );
+  return productType;
+}
+
+/**
+ * A model name the user typed (a simulator's `deviceName`), in the model table's spelling. A name
+ * that is no model (a farm's regex, a nickname) is used as typed, with a note.
+ */
+function typedModel(name: string | undefined, note: AdapterNote): string | undefined {
+  if (!name) return undefined;
+  const known = knownModelName(name);
+  if (!known) {
+    note(
+      `ios model: "${name}" is no iPhone or iPad model in tapshot's table (src/ios/models.ts); keys use it as ` +
+        `typed. On a device farm, set configureAi({ target: { model } }) to the model the farm gave`,
+    );
+  }
+  return known ?? name;
 }
 
 /** Names that say only the kind of device (`UIDevice.model`, and `name` since iOS 16). */

@@ -208,13 +208,15 @@ describe("android fallbacks", () => {
     expect(text).toMatch(/assumed no status bar/);
   });
 
-  test("an emulator's deviceName is used as the model only with a note", async () => {
+  test("a real device's deviceName (the adb serial) is not used as the model; a note asks for a target", async () => {
     const script = uiautomator2Script();
     delete script.mobile["mobile: deviceInfo"];
     delete script.capabilities.deviceModel;
     const { device, notes } = await describe_(script);
-    expect(device.model).toBe("emulator-5554");
-    expect(notes.join("\n")).toMatch(/did not name its model; set configureAi/);
+    expect(device.model).toBe("Unknown Android device");
+    expect(notes.join("\n")).toMatch(
+      /did not name its model \(deviceName is the adb serial, not a model\); set configureAi/,
+    );
   });
 
   test("a device that reports another display size than its screenshots is noted", async () => {

@@ -54,10 +54,10 @@ describe("ios identity and insets", () => {
     expect(notes).toEqual([]);
   });
 
-  test("a real iPhone SE (2x, home button) is named by its product type and lockdown OS version", async () => {
+  test("a real iPhone SE (2x, home button) is named from its product type, with the lockdown OS version", async () => {
     const { device } = await describe_(xcuitestScript(SE_2));
     expect(device).toMatchObject({
-      model: "iPhone12,8",
+      model: "iPhone SE (2nd generation)",
       osVersion: "16.7.2",
       screen: { width: 750, height: 1334 },
       scale: 2,

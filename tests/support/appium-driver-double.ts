@@ -15,7 +15,8 @@
  *   (`{ left: 0, top: statusBar, width, height: windowHeight - statusBar }`; window rect `{ x: 0, y: 0, width, height }`
  *   from `/window/current/size`, UiDevice.getDisplayWidth/Height, which can leave out the navigation bar).
  * - UiAutomator2 session capabilities: appium-uiautomator2-driver lib/driver.ts getDeviceDetails and
- *   lib/uiautomator2-server/session.ts (deviceName = adb device id, deviceUDID, pixelRatio (string, density),
+ *   lib/uiautomator2-server/session.ts (deviceName = adb device id (Espresso too: appium-espresso-driver
+ *   lib/commands/server/startup.ts), `avd` only when the driver launched the emulator, deviceUDID, pixelRatio (string, density),
  *   statBarHeight, viewportRect, deviceApiLevel, platformVersion, deviceManufacturer, deviceModel,
  *   deviceScreenSize, deviceScreenDensity); Appium returns driver capabilities without the `appium:` prefix
  *   (@appium/base-driver protocol.js unpacks createSession as `{ capabilities }`).
@@ -153,7 +154,10 @@ export interface AndroidProfile {
   windowExcludesNavigationBar: boolean;
   /** The driver reports a window this many times smaller than the screenshot (display/compat scaling). */
   windowDownscale: number;
+  /** The adb serial: UiAutomator2 and Espresso put it in `deviceName` and `deviceUDID`. */
   udid: string;
+  /** The AVD the driver launched (capability `avd`, echoed in the session's capabilities). */
+  avd?: string;
 }
 
 export const PIXEL_7: AndroidProfile = {
@@ -170,6 +174,17 @@ export const PIXEL_7: AndroidProfile = {
   orientation: "portrait",
   windowExcludesNavigationBar: true,
   windowDownscale: 1,
+  udid: "29211FDH3002LT",
+};
+
+/**
+ * An emulator system image: Build.MODEL is `sdk_gphone64_x86_64` whatever AVD profile it runs
+ * (the profile only sets the screen), and the adb serial is `emulator-<port>`.
+ */
+export const EMULATOR_IMAGE: Partial<AndroidProfile> = {
+  manufacturer: "Google",
+  model: "sdk_gphone64_x86_64",
+  brand: "google",
   udid: "emulator-5554",
 };
 
@@ -231,6 +246,7 @@ export function uiautomator2Script(overrides: Partial<AndroidProfile> = {}): Dou
       deviceModel: p.model,
       deviceScreenSize: realDisplaySize,
       deviceScreenDensity: p.densityDpi,
+      ...(p.avd && { avd: p.avd }),
     },
     mobile: {
       "mobile: deviceInfo": {
