@@ -155,7 +155,15 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
     );
   }
   const screenPt = { width: shot.width / scale, height: shot.height / scale };
-  if (win && (Math.abs(win.width - screenPt.width) >= 1 || Math.abs(win.height - screenPt.height) >= 1)) {
+  // WebDriverAgent measures action coordinates from the active app's frame, which /window/rect reports
+  // with its origin (FBElementCommands.m handleGetWindowRect): not (0, 0) in Split View, Slide Over, Stage Manager.
+  const shifted = win !== undefined && (win.x >= 0.5 || win.y >= 0.5);
+  if (win && shifted) {
+    note(
+      `ios window: the app's window is ${win.width}x${win.height} pt at ${win.x},${win.y} on a ` +
+        `${round(screenPt.width)}x${round(screenPt.height)} pt screen; taps are sent from the window's origin`,
+    );
+  } else if (win && (Math.abs(win.width - screenPt.width) >= 1 || Math.abs(win.height - screenPt.height) >= 1)) {
     note(
       `ios window: the app's window is ${win.width}x${win.height} pt at ${win.x},${win.y}, the screen ` +
         `${round(screenPt.width)}x${round(screenPt.height)} pt; taps use screen points`,
@@ -207,6 +215,7 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
       ...(formerModels.length > 0 ? { identity: { formerModels } } : {}),
     },
     tapBounds: { x: 0, y: 0, ...screenPt },
+    ...(win && shifted ? { tapOrigin: { x: win.x, y: win.y }, tapWindow: win } : {}),
   };
 }
 

@@ -267,3 +267,30 @@ describe("android rotation", () => {
     expect(lastTap(driver)).toEqual({ x: 2273, y: 1079 });
   });
 });
+
+describe("android web contexts", () => {
+  // In a WEBVIEW/CHROMIUM context UiAutomator2 proxies /screenshot, /window/rect and /actions to
+  // chromedriver (appium-uiautomator2-driver lib/driver.ts CHROME_NO_PROXY): tapshot refuses it.
+  test("a session in a web view fails before any screenshot, naming how to switch to NATIVE_APP", async () => {
+    const script = uiautomator2Script();
+    script.context = "WEBVIEW_com.example.shop";
+    const driver = new AppiumDriverDouble(script);
+    const error = await android.describe(driver, () => undefined).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeviceError);
+    expect((error as Error).message).toMatch(
+      /in the "WEBVIEW_com.example.shop" context, where the driver sends screenshots, the window size and taps to chromedriver.*await driver.switchContext\("NATIVE_APP"\).*switchContext\("WEBVIEW_com.example.shop"\)/,
+    );
+    expect(driver.count("takeScreenshot")).toBe(0);
+  });
+
+  test("a switch to a web context after describing is caught before the tap is sent", async () => {
+    const driver = new AppiumDriverDouble(uiautomator2Script());
+    const device = await android.describe(driver, () => undefined);
+    driver.script.context = "CHROMIUM";
+    await expect(android.tap(driver, { x: 10, y: 10 }, device)).rejects.toThrow(/"CHROMIUM" context/);
+    expect(driver.count("performActions")).toBe(0);
+    driver.script.context = "NATIVE_APP";
+    await android.tap(driver, { x: 10, y: 10 }, device);
+    expect(driver.count("performActions")).toBe(1);
+  });
+});

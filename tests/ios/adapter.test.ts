@@ -261,3 +261,63 @@ describe("ios rotation", () => {
     );
   });
 });
+
+describe("ios web contexts", () => {
+  // appium-xcuitest-driver lib/commands/screenshots.ts: in a web context with webScreenshotMode page or
+  // viewport the screenshot is the web view's; actions run in the page (lib/commands/gesture.ts).
+  test("a session in a web view fails with how to switch to NATIVE_APP", async () => {
+    const script = xcuitestScript();
+    script.context = "WEBVIEW_1234.1";
+    await expect(describe_(script)).rejects.toThrow(
+      /tapshot\/ios works in the native context; this session is in the "WEBVIEW_1234.1" context.*webScreenshotMode.*switchContext\("NATIVE_APP"\)/,
+    );
+  });
+
+  test("a switch to a web context is caught before the tap", async () => {
+    const { device, driver } = await describe_(xcuitestScript());
+    driver.script.context = "WEBVIEW_1234.1";
+    await expect(ios.tap(driver, { x: 30, y: 30 }, device)).rejects.toThrow(DeviceError);
+    expect(driver.count("performActions")).toBe(0);
+  });
+});
+
+describe("ios app window origin", () => {
+  // WebDriverAgent measures action coordinates from the active app's frame; /window/rect reports that
+  // frame with its origin (WebDriverAgentLib/Commands/FBElementCommands.m handleGetWindowRect).
+  const SPLIT: Parameters<typeof xcuitestScript>[0] = {
+    name: "iPad Pro 11-inch (M4)",
+    kind: "iPad",
+    widthPt: 834,
+    heightPt: 1210,
+    scale: 2,
+    statusBarPt: 24,
+    orientation: "landscape",
+    // The app on the right half of a landscape iPad in Split View.
+    appWindow: { x: 605, y: 0, width: 605, height: 834 },
+  };
+
+  test("in Split View taps are sent from the app window's origin", async () => {
+    const { device, driver, notes } = await describe_(xcuitestScript(SPLIT));
+    expect(device.screen).toEqual({ width: 2420, height: 1668 });
+    expect(notes.join("\n")).toMatch(/app's window is 605x834 pt at 605,0 .*taps are sent from the window's origin/);
+    // Screen point (900, 400) is (295, 400) in the app's frame.
+    await ios.tap(driver, { x: 1800, y: 800 }, device);
+    expect(lastTap(driver)).toEqual({ x: 295, y: 400 });
+  });
+
+  test("a point outside the app's window is refused with a clear error, not sent", async () => {
+    const { device, driver } = await describe_(xcuitestScript(SPLIT));
+    await expect(ios.tap(driver, { x: 400, y: 800 }, device)).rejects.toThrow(
+      /tap at \(200, 400\) lies outside the app's window \(605x834 at 605,0\).*Split View/,
+    );
+    expect(driver.count("performActions")).toBe(0);
+  });
+
+  test("a Slide Over window with a vertical offset", async () => {
+    const { device, driver } = await describe_(
+      xcuitestScript({ ...SPLIT, appWindow: { x: 850, y: 40, width: 320, height: 760 } }),
+    );
+    await ios.tap(driver, { x: 2000, y: 1000 }, device);
+    expect(lastTap(driver)).toEqual({ x: 150, y: 460 });
+  });
+});

@@ -30,6 +30,10 @@
  * - XCUITest `getWindowRect`: WebDriverAgent FBElementCommands.m handleGetWindowRect: the active app's frame in
  *   points, which is smaller than the screen for apps not built for it (appium/appium#16185, #18675).
  * - Unknown execute methods: @appium/base-driver lib/basedriver/commands/execute.js ("Unsupported execute method").
+ * - Contexts (`GET /context`, WebdriverIO `getAppiumContext`): `NATIVE_APP` or a web context such as
+ *   `WEBVIEW_com.example.shop` / `CHROMIUM`, answered from the driver's state (appium-uiautomator2-driver
+ *   lib/driver.ts CHROME_NO_PROXY keeps /context and /execute native while other routes go to chromedriver;
+ *   appium-xcuitest-driver lib/commands/context.ts isWebContext).
  */
 import sharp from "sharp";
 import type { AppiumSession } from "../../src/core/adapter-kit.js";
@@ -49,6 +53,8 @@ export interface DoubleScript {
   mobile: Record<string, unknown>;
   /** Replace the screenshot's base64 (non-PNG answers). */
   screenshotBase64?: string;
+  /** The session's current context; `NATIVE_APP` when not set. */
+  context?: string;
 }
 
 /** A W3C error as WebdriverIO surfaces it: an Error whose name is the W3C error code. */
@@ -107,6 +113,11 @@ export class AppiumDriverDouble implements AppiumSession {
     const answer = this.script.mobile[script];
     if (answer instanceof Error) throw answer;
     return structuredClone(answer);
+  }
+
+  async getAppiumContext(): Promise<string> {
+    this.calls.push("getAppiumContext");
+    return this.script.context ?? "NATIVE_APP";
   }
 
   async getWindowRect(): Promise<Rect> {
