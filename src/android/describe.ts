@@ -32,8 +32,12 @@ import { barInsets, mergeInsets, NO_INSETS, parseBar } from "./system-bars.js";
 export const UNKNOWN_ANDROID_MODEL = "Unknown Android device";
 /** Android's default status bar height (`status_bar_height`), used only when no source reports one. */
 export const STATUS_BAR_DP = 24;
-/** Android's default navigation bar height (`navigation_bar_height`), used only as the last estimate. */
+/** Android's 3-button navigation bar height (`navigation_bar_height`), used only as the last estimate. */
 export const NAVIGATION_BAR_DP = 48;
+/** The gesture navigation bar's height (`navigation_bar_gesture_height`), the estimate from Android 10 on. */
+export const GESTURE_BAR_DP = 24;
+/** Android 10 (API 29) made gesture navigation the default. */
+const GESTURE_NAVIGATION_API = 29;
 /** A window shorter than the screenshot by more than this share is not explained by a system bar. */
 const MAX_BAR_SHARE = 0.15;
 
@@ -107,6 +111,19 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
   const scale = win ? scaleFor(shot, win, note) : 1;
   const tapBounds = win ?? { x: 0, y: 0, width: shot.width, height: shot.height };
 
+  const apiLevel = once(async () => {
+    const found = await firstOf(
+      "android API level",
+      [
+        { name: "mobile: deviceInfo", read: async () => positive((await deviceInfo()).apiVersion) },
+        { name: "capability deviceApiLevel", read: () => positive(capability(caps, "deviceApiLevel")) },
+      ],
+      note,
+      "unknown",
+    );
+    return found?.value;
+  });
+
   const density = once(async () => {
     const found = await firstOf(
       "android density",
@@ -171,12 +188,21 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
         read: () => (win ? uncovered(shot, win, scale) : undefined),
       },
       {
-        name: `an estimate of ${NAVIGATION_BAR_DP}dp`,
+        name: "an estimate",
         read: async () => {
           const d = await density();
           if (!d) return undefined;
-          const side = orientation === "portrait" ? "bottom" : "right";
-          return { ...NO_INSETS, [side]: NAVIGATION_BAR_DP * d };
+          const gestures = (await apiLevel()) !== undefined && (await apiLevel())! >= GESTURE_NAVIGATION_API;
+          // A gesture bar spans the bottom edge in both orientations; a 3-button bar moves to the right on phones.
+          const side = gestures || orientation === "portrait" ? "bottom" : "right";
+          const dp = gestures ? GESTURE_BAR_DP : NAVIGATION_BAR_DP;
+          note(
+            `android navigation bar: estimated ${dp}dp (${Math.round(dp * d)}px), ` +
+              (gestures
+                ? `a gesture navigation bar, the default since Android 10; a 3-button bar is ${NAVIGATION_BAR_DP}dp`
+                : `a 3-button navigation bar (API level ${(await apiLevel()) ?? "unknown"})`),
+          );
+          return { ...NO_INSETS, [side]: dp * d };
         },
       },
     ],

@@ -57,13 +57,13 @@ describe("android identity", () => {
   });
 
   test("a window that leaves out the navigation bar keeps scale 1 and is noted", async () => {
-    const { device, notes } = await describe_(uiautomator2Script({ windowExcludesNavigationBar: true }));
+    const { device, notes } = await describe_(uiautomator2Script({ server: "legacy" }));
     expect(device.scale).toBe(1);
     expect(notes.join("\n")).toMatch(/1080x2337 against a 1080x2400 screenshot.*leaves out a system bar/);
   });
 
   test("a full-screen window gives no notes", async () => {
-    const { notes } = await describe_(uiautomator2Script({ windowExcludesNavigationBar: false }));
+    const { notes } = await describe_(uiautomator2Script({ server: "androidx" }));
     expect(notes).toEqual([]);
   });
 
@@ -98,9 +98,7 @@ describe("android scale and taps", () => {
   });
 
   test("a window smaller than the screenshot (display scaling) divides taps by the scale", async () => {
-    const { device, driver, notes } = await describe_(
-      uiautomator2Script({ windowDownscale: 1.5, windowExcludesNavigationBar: false }),
-    );
+    const { device, driver, notes } = await describe_(uiautomator2Script({ windowDownscale: 1.5, server: "androidx" }));
     expect(device.scale).toBe(1.5);
     expect(device.screen).toEqual({ width: 1080, height: 2400 });
     expect(notes.join("\n")).toMatch(/taps are scaled by 1\/1.5/);
@@ -109,7 +107,7 @@ describe("android scale and taps", () => {
   });
 
   test("taps are clamped into the window the driver reports", async () => {
-    const { device, driver } = await describe_(uiautomator2Script({ windowExcludesNavigationBar: true }));
+    const { device, driver } = await describe_(uiautomator2Script({ server: "legacy" }));
     await android.tap(driver, { x: 1200, y: 2390 }, device);
     expect(lastTap(driver)).toEqual({ x: 1079, y: 2336 });
     await android.tap(driver, { x: -4, y: -1 }, device);
@@ -134,8 +132,9 @@ describe("android landscape", () => {
       scale: 1,
       insets: { top: 118, bottom: 0, left: 0, right: 126 },
     });
+    // Current servers report the whole display as the window (tests/support/appium-driver-double.ts `server`).
     await android.tap(driver, { x: 2399, y: 1079 }, device);
-    expect(lastTap(driver)).toEqual({ x: 2273, y: 1079 });
+    expect(lastTap(driver)).toEqual({ x: 2399, y: 1079 });
   });
 
   test("a display size reported in the natural orientation is turned, not noted", async () => {
@@ -147,8 +146,8 @@ describe("android landscape", () => {
 });
 
 describe("android fallbacks", () => {
-  test("without mobile: deviceInfo and getSystemBars: capabilities and the window fill in, with notes", async () => {
-    const script = uiautomator2Script();
+  test("without mobile: deviceInfo and getSystemBars on a pre-2024 server: capabilities and the window fill in", async () => {
+    const script = uiautomator2Script({ server: "legacy" });
     delete script.mobile["mobile: deviceInfo"];
     script.mobile["mobile: getSystemBars"] = w3cError(
       "unknown error",
@@ -169,16 +168,37 @@ describe("android fallbacks", () => {
     expect(text).toMatch(/android navigation bar: .*used the window's size against the screenshot's/);
   });
 
+  test("on a current server the window is the whole display: without getSystemBars a gesture bar is estimated", async () => {
+    const script = uiautomator2Script({ server: "androidx" });
+    script.mobile["mobile: getSystemBars"] = w3cError("unknown error", "Cannot retrieve system bars details");
+    const { device, notes } = await describe_(script);
+    // 24dp at 420 dpi is 63 px: the Pixel 7's gesture bar; the old 48dp estimate gave 126.
+    expect(device.insets).toEqual({ top: 118, bottom: 63, left: 0, right: 0 });
+    const text = notes.join("\n");
+    expect(text).toMatch(/the window's size against the screenshot's had none; used an estimate/);
+    expect(text).toMatch(/estimated 24dp \(63px\), a gesture navigation bar, the default since Android 10/);
+  });
+
+  test("before Android 10 the estimate is a 3-button bar, on the right in landscape", async () => {
+    const script = uiautomator2Script({ apiVersion: "28", platformVersion: "9", orientation: "landscape" });
+    script.mobile["mobile: getSystemBars"] = w3cError("unknown error", "Cannot retrieve system bars details");
+    const { device, notes } = await describe_(script);
+    expect(device.insets).toMatchObject({ right: 126, bottom: 0 });
+    expect(notes.join("\n")).toMatch(/estimated 48dp \(126px\), a 3-button navigation bar \(API level 28\)/);
+  });
+
   test("with no bar sources at all, the bars are estimated from the density", async () => {
-    const script = uiautomator2Script({ windowExcludesNavigationBar: false });
+    const script = uiautomator2Script({ server: "androidx" });
     script.mobile["mobile: getSystemBars"] = w3cError("unknown error", "adb: not found");
     delete script.mobile["mobile: viewportRect"];
     delete script.capabilities.statBarHeight;
     delete script.capabilities.viewportRect;
     const { device, notes } = await describe_(script);
-    // 24dp and 48dp at 420 dpi (2.625 px per dp).
-    expect(device.insets).toEqual({ top: 63, bottom: 126, left: 0, right: 0 });
-    expect(notes.join("\n")).toMatch(/used an estimate of 24dp[\s\S]*used an estimate of 48dp/);
+    // 24dp status bar and 24dp gesture bar at 420 dpi (2.625 px per dp).
+    expect(device.insets).toEqual({ top: 63, bottom: 63, left: 0, right: 0 });
+    expect(notes.join("\n")).toMatch(
+      /used an estimate of 24dp[\s\S]*estimated 24dp \(63px\), a gesture navigation bar/,
+    );
   });
 
   test("a session that answers almost nothing still describes, names what is missing, and suggests a target", async () => {
@@ -264,7 +284,7 @@ describe("android rotation", () => {
     expect([portrait.orientation, landscape.orientation]).toEqual(["portrait", "landscape"]);
     expect(landscape.insets.right).toBe(126);
     await android.tap(driver, { x: 2399, y: 1079 }, landscape);
-    expect(lastTap(driver)).toEqual({ x: 2273, y: 1079 });
+    expect(lastTap(driver)).toEqual({ x: 2399, y: 1079 });
   });
 });
 

@@ -13,7 +13,7 @@
  * - `mobile: getDisplayDensity`: appium-uiautomator2-server handler/GetDisplayDensity.java (densityDpi, a number).
  * - `mobile: viewportRect`, `getWindowRect`: appium-uiautomator2-driver lib/commands/viewport.ts
  *   (`{ left: 0, top: statusBar, width, height: windowHeight - statusBar }`; window rect `{ x: 0, y: 0, width, height }`
- *   from `/window/current/size`, UiDevice.getDisplayWidth/Height, which can leave out the navigation bar).
+ *   from the server's window size: see `AndroidProfile.server` for its two generations).
  * - UiAutomator2 session capabilities: appium-uiautomator2-driver lib/driver.ts getDeviceDetails and
  *   lib/uiautomator2-server/session.ts (deviceName = adb device id (Espresso too: appium-espresso-driver
  *   lib/commands/server/startup.ts), `avd` only when the driver launched the emulator, deviceUDID, pixelRatio (string, density),
@@ -161,8 +161,12 @@ export interface AndroidProfile {
   /** Navigation bar thickness in pixels; 0 for none. */
   navigationBar: number;
   orientation: "portrait" | "landscape";
-  /** `getWindowRect` leaves out the navigation bar (UiDevice.getDisplayHeight on many versions). */
-  windowExcludesNavigationBar: boolean;
+  /**
+   * Which uiautomator2-server answers `getWindowRect` (handler/GetDeviceSize.java): `androidx` (2024 on,
+   * androidx UiDevice.getDisplayWidth/Height(displayId): the whole display, the screenshot's size) or
+   * `legacy` (android.support UiDevice.getDisplayHeight, Display.getSize: leaves out the navigation bar).
+   */
+  server: "androidx" | "legacy";
   /** The driver reports a window this many times smaller than the screenshot (display/compat scaling). */
   windowDownscale: number;
   /** The adb serial: UiAutomator2 and Espresso put it in `deviceName` and `deviceUDID`. */
@@ -183,7 +187,7 @@ export const PIXEL_7: AndroidProfile = {
   statusBar: 118,
   navigationBar: 63,
   orientation: "portrait",
-  windowExcludesNavigationBar: true,
+  server: "androidx",
   windowDownscale: 1,
   udid: "29211FDH3002LT",
 };
@@ -228,7 +232,7 @@ export function uiautomator2Script(overrides: Partial<AndroidProfile> = {}): Dou
     width: landscape ? shot.width - p.navigationBar : shot.width,
     height: p.statusBar,
   };
-  const cut = p.windowExcludesNavigationBar ? p.navigationBar : 0;
+  const cut = p.server === "legacy" ? p.navigationBar : 0;
   const window = {
     x: 0,
     y: 0,
