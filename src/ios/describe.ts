@@ -28,7 +28,7 @@ import {
   type Reading,
 } from "../core/adapter-kit.js";
 import type { Size } from "../core/geometry.js";
-import { knownModelName, modelOfProductType } from "./models.js";
+import { knownModelName, modelOfProductType, statusBarPointsOf } from "./models.js";
 
 /** Model used when no source names the device; `configureAi({ target })` should then name it. */
 export const UNKNOWN_IOS_MODEL = "Unknown iOS device";
@@ -39,8 +39,10 @@ export const UNKNOWN_IOS_MODEL = "Unknown iOS device";
 export const HOME_INDICATOR_PT = { phonePortrait: 34, phoneLandscape: 21, pad: 20 } as const;
 /** Status bar of devices with a home button, in points; the estimate when WDA reports none. */
 const CLASSIC_STATUS_BAR_PT = 20;
-/** Status bar estimate for devices without a home button when WDA reports none (Dynamic Island height). */
+/** Status bar estimate for iPhones without a home button the model table lacks (Dynamic Island height). */
 const TALL_STATUS_BAR_PT = 54;
+/** Status bar of iPads without a home button, in points. */
+const PAD_STATUS_BAR_PT = 24;
 
 export async function describeIos(driver: AppiumSession, note: AdapterNote): Promise<Reading> {
   const caps = driver.capabilities;
@@ -171,6 +173,15 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
   }
 
   const isPad = await padIdiom(deviceInfo, caps);
+  // iPhones hide the status bar in landscape; anywhere else a device shows one, so a 0 was read while it was hidden.
+  const showsStatusBar = isPad || orientation === "portrait";
+  const hiddenWhenRead = (height: number | undefined, what: string) => {
+    if (height !== 0 || !showsStatusBar) return height;
+    throw new Error(
+      `${what} is 0 in ${orientation}, where this device shows a status bar: the driver read it once per session, ` +
+        `while the status bar was hidden (a splash screen, a video)`,
+    );
+  };
   const statusPt = await firstOf(
     "ios status bar",
     [
@@ -179,13 +190,25 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
         read: async () => {
           const info = await screenInfo();
           const height = barHeight(info.statusBarSize);
-          if (height === undefined || isPad || !readInOtherOrientation(info, screenPt)) return height;
+          if (height === undefined || isPad || !readInOtherOrientation(info, screenPt)) {
+            return hiddenWhenRead(height, "its height");
+          }
           // The driver memoizes deviceScreenInfo per session: this reading is from before a rotation.
           if (orientation === "landscape") return 0;
           throw new Error("it was read in landscape, where iPhones hide the status bar (the driver reads it once)");
         },
       },
-      { name: "capability statBarHeight", read: () => nonNegative(capability(caps, "statBarHeight")) },
+      {
+        name: "capability statBarHeight",
+        read: () => hiddenWhenRead(nonNegative(capability(caps, "statBarHeight")), "it"),
+      },
+      {
+        name: `the model table (src/ios/models.ts)`,
+        read: () => {
+          const portrait = model ? statusBarPointsOf(model.value) : undefined;
+          return portrait === undefined ? undefined : showsStatusBar ? portrait : 0;
+        },
+      },
     ],
     note,
     "estimated from the screen shape",
@@ -193,7 +216,7 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
   const homeIndicator = hasHomeIndicator(screenPt, isPad, statusPt?.value);
   const status =
     statusPt?.value ??
-    (orientation === "landscape" && !isPad ? 0 : homeIndicator ? TALL_STATUS_BAR_PT : CLASSIC_STATUS_BAR_PT);
+    (!showsStatusBar ? 0 : !homeIndicator ? CLASSIC_STATUS_BAR_PT : isPad ? PAD_STATUS_BAR_PT : TALL_STATUS_BAR_PT);
   const bottomPt = !homeIndicator
     ? 0
     : isPad

@@ -123,3 +123,53 @@ export function modelOfProductType(productType: string): string | undefined {
 export function knownModelName(name: string): string | undefined {
   return BY_SLUG.get(slugify(name));
 }
+
+/**
+ * Portrait status bar heights in points of iPhones without a home button, used only when the driver
+ * reports none (docs/devices.md, "Insets"): they differ by model, from 44 pt (iPhone X) to 62 pt
+ * (iPhone 16 Pro). Values: UIKit's status bar frame on each model as published with the screen
+ * sizes of each generation (useyourloaf.com "iPhone screen sizes"). Home-button iPhones and iPads
+ * have 20 pt; iPads without a home button 24 pt.
+ */
+const STATUS_BAR_PT: ReadonlyArray<readonly [points: number, models: readonly string[]]> = [
+  [44, ["iPhone X", "iPhone XS", "iPhone XS Max", "iPhone 11 Pro", "iPhone 11 Pro Max"]],
+  [48, ["iPhone XR", "iPhone 11"]],
+  [50, ["iPhone 12 mini", "iPhone 13 mini"]],
+  [
+    47,
+    [
+      "iPhone 12",
+      "iPhone 12 Pro",
+      "iPhone 12 Pro Max",
+      "iPhone 13",
+      "iPhone 13 Pro",
+      "iPhone 13 Pro Max",
+      "iPhone 14",
+      "iPhone 14 Plus",
+      "iPhone 16e",
+    ],
+  ],
+  [
+    54,
+    [
+      "iPhone 14 Pro",
+      "iPhone 14 Pro Max",
+      "iPhone 15",
+      "iPhone 15 Plus",
+      "iPhone 15 Pro",
+      "iPhone 15 Pro Max",
+      "iPhone 16",
+      "iPhone 16 Plus",
+    ],
+  ],
+  [62, ["iPhone 16 Pro", "iPhone 16 Pro Max"]],
+];
+
+const STATUS_BAR_BY_SLUG = new Map(
+  STATUS_BAR_PT.flatMap(([points, models]) => models.map((model) => [slugify(model), points] as const)),
+);
+
+/** The portrait status bar height of a model in the table, in points, or `undefined`. */
+export function statusBarPointsOf(model: string): number | undefined {
+  return STATUS_BAR_BY_SLUG.get(slugify(model));
+}

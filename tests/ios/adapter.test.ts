@@ -175,7 +175,7 @@ describe("ios scale and taps", () => {
     expect(device.insets).toEqual({ top: 162, bottom: 102, left: 0, right: 0 });
     const text = notes.join("\n");
     expect(text).toMatch(/ios screen scale: mobile: deviceScreenInfo scale failed \(Unsupported execute method/);
-    expect(text).toMatch(/ios status bar: .*estimated from the screen shape/);
+    expect(text).toMatch(/ios status bar: .*used the model table \(src\/ios\/models.ts\)/);
   });
 
   test("a screen scale the screenshots contradict is noted and the screenshots win", async () => {
@@ -319,5 +319,55 @@ describe("ios app window origin", () => {
     );
     await ios.tap(driver, { x: 2000, y: 1000 }, device);
     expect(lastTap(driver)).toEqual({ x: 150, y: 460 });
+  });
+});
+
+describe("ios status bar read while hidden", () => {
+  // appium-xcuitest-driver memoizes getScreenInfo per session (lib/driver.ts MEMOIZED_FUNCTIONS): a first
+  // reading taken on a splash screen or a video has a 0x0 statusBarSize for the whole session.
+  function hiddenAtFirstRead(profile: Parameters<typeof xcuitestScript>[0]): DoubleScript {
+    const script = xcuitestScript(profile);
+    (script.mobile["mobile: deviceScreenInfo"] as Record<string, unknown>).statusBarSize = { width: 0, height: 0 };
+    script.capabilities.statBarHeight = 0;
+    return script;
+  }
+
+  test.each<[string, Parameters<typeof xcuitestScript>[0], number]>([
+    ["iPhone 13 (47 pt)", { name: "iPhone 13", widthPt: 390, heightPt: 844, statusBarPt: 47 }, 141],
+    ["iPhone 16 Pro (62 pt)", { name: "iPhone 16 Pro", widthPt: 402, heightPt: 874, statusBarPt: 62 }, 186],
+    ["iPhone 11 Pro (44 pt)", { name: "iPhone 11 Pro", widthPt: 375, heightPt: 812, statusBarPt: 44 }, 132],
+  ])("a zero inset in portrait on an %s is re-derived from the model table", async (_name, profile, top) => {
+    const { device, notes } = await describe_(hiddenAtFirstRead(profile));
+    expect(device.insets.top).toBe(top);
+    expect(notes.join("\n")).toMatch(
+      /ios status bar: mobile: deviceScreenInfo statusBarSize failed \(its height is 0 in portrait, where this device shows a status bar.*used the model table/,
+    );
+  });
+
+  test("a model the table lacks gets the estimate, noted", async () => {
+    const { device, notes } = await describe_(
+      hiddenAtFirstRead({ name: "iPhone 1[45].*", widthPt: 393, heightPt: 852, statusBarPt: 54 }),
+    );
+    expect(device.insets.top).toBe(162);
+    expect(notes.join("\n")).toMatch(/ios status bar: .*estimated from the screen shape/);
+  });
+
+  test("an iPad without a home button is estimated at 24 pt, not an iPhone's 54", async () => {
+    const { device } = await describe_(
+      hiddenAtFirstRead({
+        name: "iPad Pro 11-inch (M4)",
+        kind: "iPad",
+        widthPt: 834,
+        heightPt: 1210,
+        scale: 2,
+        statusBarPt: 24,
+      }),
+    );
+    expect(device.insets).toMatchObject({ top: 48, bottom: 40 });
+  });
+
+  test("a hidden status bar in landscape on an iPhone stays 0", async () => {
+    const { device } = await describe_(hiddenAtFirstRead({ orientation: "landscape" }));
+    expect(device.insets.top).toBe(0);
   });
 });
