@@ -210,6 +210,8 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
     "assumed no navigation bar",
   );
 
+  const insets = tidyInsets(mergeInsets(status?.value ?? NO_INSETS, navigation?.value ?? NO_INSETS), shot);
+  const espresso = /^espresso$/i.test(textCapability(caps, "automationName") ?? "");
   return {
     device: {
       platform: "android",
@@ -217,11 +219,38 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
       osVersion: osVersion?.value ?? "unknown",
       screen: shot,
       scale,
-      insets: tidyInsets(mergeInsets(status?.value ?? NO_INSETS, navigation?.value ?? NO_INSETS), shot),
+      insets,
       orientation,
       ...(identity && { identity: identity.hints }),
     },
     tapBounds,
+    ...(espresso ? espressoWindow(tapBounds, navigation?.value, scale, note) : {}),
+  };
+}
+
+/**
+ * Espresso dispatches actions only inside the app's displayMetrics (espresso-server PointerDispatch.kt), which
+ * leave out the navigation bar, and injects them only into the app's window: taps there are checked before
+ * they are sent, not clamped onto the app's edge.
+ */
+function espressoWindow(bounds: Rect, navigation: Insets | undefined, scale: number, note: AdapterNote) {
+  const cut = { bottom: (navigation?.bottom ?? 0) / scale, right: (navigation?.right ?? 0) / scale };
+  const tapWindow = {
+    ...bounds,
+    width: Math.max(1, Math.floor(bounds.width - cut.right)),
+    height: Math.max(1, Math.floor(bounds.height - cut.bottom)),
+  };
+  if (tapWindow.width !== bounds.width || tapWindow.height !== bounds.height) {
+    note(
+      `android espresso: taps only inside the app's ${tapWindow.width}x${tapWindow.height} window (the ` +
+        `display without the navigation bar); a stored point outside it fails instead of tapping the bar`,
+    );
+  }
+  return {
+    tapWindow,
+    tapWindowHint:
+      "Espresso taps only inside the app under test (its displayMetrics, without the navigation bar); learn " +
+      "this tap again on this device, or run it with UiAutomator2",
   };
 }
 

@@ -319,7 +319,16 @@ export async function performTap(driver: AppiumSession, at: Point): Promise<void
   try {
     await driver.performActions(tapActions(at.x, at.y));
   } catch (error) {
-    throw new DeviceError(`The tap at (${at.x}, ${at.y}) failed: ${reason(error)}`, { cause: error });
+    // W3C "move target out of bounds": Espresso refuses points outside the app's displayMetrics or window.
+    const outside = error instanceof Error && error.name === "move target out of bounds";
+    throw new DeviceError(
+      `The tap at (${at.x}, ${at.y}) failed: ${reason(error)}` +
+        (outside
+          ? ". The driver accepts taps only inside the app under test's window (not on system bars or other " +
+            "windows): the stored point lies outside it on this device; learn the tap again here"
+          : ""),
+      { cause: error },
+    );
   }
   try {
     await driver.releaseActions();
@@ -340,19 +349,18 @@ export interface Reading {
   tapOrigin?: Point;
   /** The part of the screen taps can reach, when smaller than `tapBounds` (the app's window). */
   tapWindow?: Rect;
+  /** Why taps cannot leave `tapWindow` and what to do, for the error. */
+  tapWindowHint?: string;
 }
 
 /** A point in tap units (from the screen's corner) as the driver takes it: measured from `reading.tapOrigin`. */
-export function fromTapOrigin(at: Point, reading: Pick<Reading, "tapOrigin" | "tapWindow">): Point {
+export function fromTapOrigin(at: Point, reading: Pick<Reading, "tapOrigin" | "tapWindow" | "tapWindowHint">): Point {
   const window = reading.tapWindow;
-  if (
-    window &&
-    !(at.x >= window.x && at.y >= window.y && at.x < window.x + window.width && at.y < window.y + window.height)
-  ) {
+  const inside = (r: Rect) => at.x >= r.x && at.y >= r.y && at.x < r.x + r.width && at.y < r.y + r.height;
+  if (window && !inside(window)) {
     throw new DeviceError(
       `The tap at (${at.x}, ${at.y}) lies outside the app's window (${window.width}x${window.height} at ` +
-        `${window.x},${window.y}): the driver taps only inside the app under test. Give the app the whole screen ` +
-        `(leave Split View or Slide Over), or learn this tap again with the app where it is now.`,
+        `${window.x},${window.y}), where the driver does not tap: ${reading.tapWindowHint ?? "it taps only inside the app under test"}.`,
     );
   }
   const origin = reading.tapOrigin ?? { x: 0, y: 0 };

@@ -238,7 +238,14 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
       ...(formerModels.length > 0 ? { identity: { formerModels } } : {}),
     },
     tapBounds: { x: 0, y: 0, ...screenPt },
-    ...(win && shifted ? { tapOrigin: { x: win.x, y: win.y }, tapWindow: win } : {}),
+    ...(win && shifted
+      ? {
+          tapOrigin: { x: win.x, y: win.y },
+          tapWindow: win,
+          tapWindowHint:
+            "give the app the whole screen (leave Split View or Slide Over), or learn this tap again with the app where it is now",
+        }
+      : {}),
   };
 }
 

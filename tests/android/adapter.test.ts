@@ -9,6 +9,7 @@ import { applyTarget, type DeviceDescription } from "../../src/core/device.js";
 import { DeviceError } from "../../src/core/errors.js";
 import {
   AppiumDriverDouble,
+  espressoScript,
   uiautomator2Script,
   w3cError,
   xcuitestScript,
@@ -312,5 +313,36 @@ describe("android web contexts", () => {
     driver.script.context = "NATIVE_APP";
     await android.tap(driver, { x: 10, y: 10 }, device);
     expect(driver.count("performActions")).toBe(1);
+  });
+});
+
+describe("espresso bounds", () => {
+  // espresso-server PointerDispatch.kt: pointer moves outside the app's displayMetrics fail with
+  // "move target out of bounds" (the double's actionBounds); getWindowRect is the whole display on API 30+.
+  test("a point inside the app's window is tapped as usual", async () => {
+    const { device, driver, notes } = await describe_(espressoScript());
+    expect(notes.join("\n")).toMatch(/android espresso: taps only inside the app's 1080x2337 window/);
+    await android.tap(driver, { x: 540, y: 2336 }, device);
+    expect(lastTap(driver)).toEqual({ x: 540, y: 2336 });
+  });
+
+  test("a stored point on the navigation bar fails clearly instead of being sent or moved onto the app", async () => {
+    const { device, driver } = await describe_(espressoScript());
+    await expect(android.tap(driver, { x: 540, y: 2380 }, device)).rejects.toThrow(
+      /tap at \(540, 2380\) lies outside the app's window \(1080x2337 at 0,0\).*Espresso taps only inside the app under test/,
+    );
+    expect(driver.count("performActions")).toBe(0);
+  });
+
+  test("a refusal the bounds did not foresee still says what it means", async () => {
+    const script = espressoScript();
+    script.mobile["mobile: getSystemBars"] = w3cError("unknown error", "adb: not found");
+    script.actionBounds = { x: 0, y: 0, width: 1080, height: 2200 };
+    const { device, driver } = await describe_(script);
+    const error = await android.tap(driver, { x: 540, y: 2300 }, device).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeviceError);
+    expect((error as Error).message).toMatch(
+      /failed: The move action target \(540, 2300\) is out of bounds.*accepts taps only inside the app under test's window/,
+    );
   });
 });

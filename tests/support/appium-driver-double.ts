@@ -30,6 +30,10 @@
  * - XCUITest `getWindowRect`: WebDriverAgent FBElementCommands.m handleGetWindowRect: the active app's frame in
  *   points, which is smaller than the screen for apps not built for it (appium/appium#16185, #18675).
  * - Unknown execute methods: @appium/base-driver lib/basedriver/commands/execute.js ("Unsupported execute method").
+ * - Espresso actions: espresso-server lib/helpers/w3c/dispatcher/PointerDispatch.kt refuses a pointerMove outside
+ *   (0, 0, displayMetrics.widthPixels, displayMetrics.heightPixels) of the app's context
+ *   (EspressoW3CActionAdapter.kt viewportWidth/Height), and MotionEventBuilder.kt fails injections outside the app
+ *   under test's window; both are MoveTargetOutOfBoundsException, W3C code "move target out of bounds".
  * - Contexts (`GET /context`, WebdriverIO `getAppiumContext`): `NATIVE_APP` or a web context such as
  *   `WEBVIEW_com.example.shop` / `CHROMIUM`, answered from the driver's state (appium-uiautomator2-driver
  *   lib/driver.ts CHROME_NO_PROXY keeps /context and /execute native while other routes go to chromedriver;
@@ -55,6 +59,8 @@ export interface DoubleScript {
   screenshotBase64?: string;
   /** The session's current context; `NATIVE_APP` when not set. */
   context?: string;
+  /** Where pointer moves are accepted (Espresso's displayMetrics); others fail with "move target out of bounds". */
+  actionBounds?: Rect;
 }
 
 /** A W3C error as WebdriverIO surfaces it: an Error whose name is the W3C error code. */
@@ -133,6 +139,19 @@ export class AppiumDriverDouble implements AppiumSession {
 
   async performActions(actions: object[]): Promise<void> {
     this.calls.push("performActions");
+    const bounds = this.script.actionBounds;
+    for (const move of actions.flatMap((a) => (a as { actions: { type: string; x?: number; y?: number }[] }).actions)) {
+      if (!bounds || move.type !== "pointerMove") continue;
+      const { x = 0, y = 0 } = move;
+      // android.graphics.Rect.contains: the right and bottom edges are outside.
+      if (x < bounds.x || y < bounds.y || x >= bounds.x + bounds.width || y >= bounds.y + bounds.height) {
+        throw w3cError(
+          "move target out of bounds",
+          `The move action target (${x}, ${y}) is out of bounds of the viewport ` +
+            `Rect(${bounds.x}, ${bounds.y} - ${bounds.x + bounds.width}, ${bounds.y + bounds.height})`,
+        );
+      }
+    }
     this.actions.push(structuredClone(actions));
   }
 
@@ -284,6 +303,27 @@ export function uiautomator2Script(overrides: Partial<AndroidProfile> = {}): Dou
       "mobile: viewportRect": viewportRect,
     },
   };
+}
+
+/**
+ * An Espresso session's answers for a profile: UiAutomator2's device answers (the same Android APIs),
+ * `getWindowRect` from espresso-server lib/helpers/SizeHelpers.kt getCurrentWindowRect (API 30 on: the
+ * window's bounds, the whole display; before: displayMetrics), and actions only inside displayMetrics,
+ * which leave out the navigation bar.
+ */
+export function espressoScript(overrides: Partial<AndroidProfile> = {}): DoubleScript {
+  const p = { ...PIXEL_7, ...overrides };
+  const script = uiautomator2Script({ ...p, server: "androidx" });
+  const landscape = p.orientation === "landscape";
+  script.driverName = "EspressoDriver";
+  script.capabilities.automationName = "Espresso";
+  script.actionBounds = {
+    x: 0,
+    y: 0,
+    width: script.screenshot.width - (landscape ? p.navigationBar : 0),
+    height: script.screenshot.height - (landscape ? 0 : p.navigationBar),
+  };
+  return script;
 }
 
 /** An iOS device as XCUITest / WebDriverAgent reports it. Sizes in points, portrait. */
