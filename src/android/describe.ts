@@ -23,8 +23,10 @@ import {
   turnTo,
   windowRect,
   type AppiumSession,
+  type Found,
   type Reading,
 } from "../core/adapter-kit.js";
+import { decodeRegion, isUniform } from "../core/images.js";
 import type { Rect, Size } from "../core/geometry.js";
 import { barInsets, mergeInsets, NO_INSETS, parseBar } from "./system-bars.js";
 
@@ -43,7 +45,8 @@ const MAX_BAR_SHARE = 0.15;
 
 export async function describeAndroid(driver: AppiumSession, note: AdapterNote): Promise<Reading> {
   const caps = driver.capabilities;
-  const shot = await screenshotSize(await takePng(driver));
+  const png = await takePng(driver);
+  const shot = await screenshotSize(png);
   const orientation = orientationOf(shot);
   const deviceInfo = once(() => mobileObject(driver, "mobile: deviceInfo"));
   const systemBars = once(() => mobileObject(driver, "mobile: getSystemBars"));
@@ -210,7 +213,8 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
     "assumed no navigation bar",
   );
 
-  const insets = tidyInsets(mergeInsets(status?.value ?? NO_INSETS, navigation?.value ?? NO_INSETS), shot);
+  const statusBar = status && (await drawnStatusBar(png, shot, status, note));
+  const insets = tidyInsets(mergeInsets(statusBar ?? NO_INSETS, navigation?.value ?? NO_INSETS), shot);
   const espresso = /^espresso$/i.test(textCapability(caps, "automationName") ?? "");
   return {
     device: {
@@ -302,6 +306,23 @@ function emulatorIdentity(
         `capability), so its stored values are not shared with other emulator profiles.`,
     },
   };
+}
+
+/**
+ * `mobile: getSystemBars` reports the status bar from its window's visibility, which stays visible when a
+ * full-screen (immersive) app hides the bar. A shown bar draws a clock and icons, so a strip of one colour
+ * means the bar is not drawn: the app's content is there and is not masked. The opposite cannot be told
+ * from the pixels, so an immersive app with content at the top keeps the mask.
+ */
+async function drawnStatusBar(png: Buffer, shot: Size, status: Found<Insets>, note: AdapterNote): Promise<Insets> {
+  const height = Math.min(Math.round(status.value.top), shot.height);
+  if (status.source !== "mobile: getSystemBars" || height < 1) return status.value;
+  if (!isUniform(await decodeRegion(png, { x: 0, y: 0, width: shot.width, height }))) return status.value;
+  note(
+    `android status bar: mobile: getSystemBars reports it visible, but the screenshot's top ${height}px are one ` +
+      `colour (no clock or icons): a full-screen app hides it; used the screenshot, no status bar`,
+  );
+  return { ...status.value, top: 0 };
 }
 
 /** "Google" + "Pixel 7" -> "Google Pixel 7"; no doubling when the model already starts with the maker. */

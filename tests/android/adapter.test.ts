@@ -346,3 +346,21 @@ describe("espresso bounds", () => {
     );
   });
 });
+
+describe("android immersive apps", () => {
+  // appium-android-driver lib/commands/system-bars.ts takes `visible` from the StatusBar window's view
+  // visibility, which stays VISIBLE when a full-screen app hides the bar (the double's `immersive`).
+  test("a status bar reported visible but not drawn is not masked, and the note says the screenshot won", async () => {
+    const { device, notes } = await describe_(uiautomator2Script({ immersive: true }));
+    expect(device.insets).toEqual({ top: 0, bottom: 63, left: 0, right: 0 });
+    expect(notes.join("\n")).toMatch(
+      /android status bar: mobile: getSystemBars reports it visible, but the screenshot's top 118px are one colour.*used the screenshot/,
+    );
+  });
+
+  test("a drawn status bar (a clock in it) is masked as getSystemBars reports it", async () => {
+    const { device, notes } = await describe_(uiautomator2Script({ immersive: false }));
+    expect(device.insets.top).toBe(118);
+    expect(notes.join("\n")).not.toMatch(/one colour/);
+  });
+});

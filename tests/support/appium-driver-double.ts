@@ -59,6 +59,8 @@ export interface DoubleScript {
   screenshotBase64?: string;
   /** The session's current context; `NATIVE_APP` when not set. */
   context?: string;
+  /** Height in pixels of the status bar drawn in screenshots (a clock in it); none when 0 or unset. */
+  drawnStatusBar?: number;
   /** Where pointer moves are accepted (Espresso's displayMetrics); others fail with "move target out of bounds". */
   actionBounds?: Rect;
 }
@@ -71,11 +73,23 @@ export function w3cError(code: string, message: string): Error {
 }
 
 const pngs = new Map<string, Promise<string>>();
-function solidPng({ width, height }: Size): Promise<string> {
-  const key = `${width}x${height}`;
+/** A plain screen; with `statusBar` > 0, a status bar of that height with a dark "clock" in it, as a phone draws it. */
+function screenPng({ width, height }: Size, statusBar = 0): Promise<string> {
+  const key = `${width}x${height}:${statusBar}`;
   let png = pngs.get(key);
   if (!png) {
+    const clock = { width: Math.min(120, width), height: Math.max(1, Math.round(statusBar / 2)) };
+    const overlay = statusBar
+      ? [
+          {
+            input: { create: { ...clock, channels: 3 as const, background: "#1c1f24" } },
+            left: 0,
+            top: Math.round(statusBar / 4),
+          },
+        ]
+      : [];
     png = sharp({ create: { width, height, channels: 3, background: "#eef2f7" } })
+      .composite(overlay)
       .png({ compressionLevel: 1 })
       .toBuffer()
       .then((b) => b.toString("base64"));
@@ -134,7 +148,7 @@ export class AppiumDriverDouble implements AppiumSession {
 
   async takeScreenshot(): Promise<string> {
     this.calls.push("takeScreenshot");
-    return this.script.screenshotBase64 ?? solidPng(this.script.screenshot);
+    return this.script.screenshotBase64 ?? screenPng(this.script.screenshot, this.script.drawnStatusBar);
   }
 
   async performActions(actions: object[]): Promise<void> {
@@ -192,6 +206,11 @@ export interface AndroidProfile {
   udid: string;
   /** The AVD the driver launched (capability `avd`, echoed in the session's capabilities). */
   avd?: string;
+  /**
+   * A full-screen app hides the status bar, yet `getSystemBars` reports it visible: appium-android-driver
+   * lib/commands/system-bars.ts reads `visible` from the StatusBar window's view visibility, which stays VISIBLE.
+   */
+  immersive?: boolean;
 }
 
 export const PIXEL_7: AndroidProfile = {
@@ -264,6 +283,7 @@ export function uiautomator2Script(overrides: Partial<AndroidProfile> = {}): Dou
     platform: "android",
     driverName: "AndroidUiautomator2Driver",
     screenshot: shot,
+    drawnStatusBar: p.immersive ? 0 : p.statusBar,
     windowRect: window,
     capabilities: {
       platformName: "Android",
