@@ -289,8 +289,8 @@ function emulatorIdentity(
   const serial = emulatorSerial(caps);
   const avd = textCapability(caps, "avd")?.replace(/^@/, "");
   const generic = model !== undefined && EMULATOR_MODEL.test(model);
-  if (!avd && !generic && !serial) return undefined;
-  if (!avd && model && !generic) return undefined; // an emulator image that names a real model
+  // Not an emulator, or an emulator image that names a real model: the model read stands.
+  if (!avd && !generic && (!serial || model)) return undefined;
   if (avd) {
     const named = `${EMULATOR_MODEL_PREFIX} ${avd}`;
     note(`android model: an emulator; named by its AVD profile (capability avd) "${named}"`);
