@@ -21,9 +21,11 @@ export { createPlatformApi } from "../core/engine.js";
 export type { PlatformApi, ScreenshotMatchers } from "../core/engine.js";
 export type {
   AdapterNote,
+  DescribedDevice,
   DeviceAdapter,
   DeviceDescription,
   DeviceSession,
+  IdentityHints,
   Insets,
   Platform,
   Target,

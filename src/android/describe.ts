@@ -3,7 +3,7 @@
  * Every value has an ordered list of sources; a failing or unknown command falls through
  * to the next one with a note. Geometry follows the screenshot the describe takes.
  */
-import type { AdapterNote, Insets } from "../core/device.js";
+import type { AdapterNote, IdentityHints, Insets } from "../core/device.js";
 import {
   firstOf,
   mobileObject,
@@ -23,8 +23,10 @@ import {
   turnTo,
   windowRect,
   type AppiumSession,
+  type Found,
   type Reading,
 } from "../core/adapter-kit.js";
+import { decodeRegion, isUniform } from "../core/images.js";
 import type { Rect, Size } from "../core/geometry.js";
 import { barInsets, mergeInsets, NO_INSETS, parseBar } from "./system-bars.js";
 
@@ -32,14 +34,19 @@ import { barInsets, mergeInsets, NO_INSETS, parseBar } from "./system-bars.js";
 export const UNKNOWN_ANDROID_MODEL = "Unknown Android device";
 /** Android's default status bar height (`status_bar_height`), used only when no source reports one. */
 export const STATUS_BAR_DP = 24;
-/** Android's default navigation bar height (`navigation_bar_height`), used only as the last estimate. */
+/** Android's 3-button navigation bar height (`navigation_bar_height`), used only as the last estimate. */
 export const NAVIGATION_BAR_DP = 48;
+/** The gesture navigation bar's height (`navigation_bar_gesture_height`), the estimate from Android 10 on. */
+export const GESTURE_BAR_DP = 24;
+/** Android 10 (API 29) made gesture navigation the default. */
+const GESTURE_NAVIGATION_API = 29;
 /** A window shorter than the screenshot by more than this share is not explained by a system bar. */
 const MAX_BAR_SHARE = 0.15;
 
 export async function describeAndroid(driver: AppiumSession, note: AdapterNote): Promise<Reading> {
   const caps = driver.capabilities;
-  const shot = await screenshotSize(await takePng(driver));
+  const png = await takePng(driver);
+  const shot = await screenshotSize(png);
   const orientation = orientationOf(shot);
   const deviceInfo = once(() => mobileObject(driver, "mobile: deviceInfo"));
   const systemBars = once(() => mobileObject(driver, "mobile: getSystemBars"));
@@ -55,17 +62,17 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
         name: "capabilities deviceManufacturer + deviceModel",
         read: () => joinModel(capability(caps, "deviceManufacturer"), capability(caps, "deviceModel")),
       },
-      { name: "capability deviceName", read: () => textCapability(caps, "deviceName") },
     ],
     note,
     `used "${UNKNOWN_ANDROID_MODEL}"`,
   );
-  if (!model || model.source === "capability deviceName") {
+  if (!model && !emulatorSerial(caps)) {
     note(
-      `android model: the device did not name its model; set configureAi({ target: { model } }) so its records ` +
-        `are not shared with other devices`,
+      `android model: the device did not name its model (deviceName is the adb serial, not a model); set ` +
+        `configureAi({ target: { model } }) so its records are not shared with other devices`,
     );
   }
+  const identity = emulatorIdentity(model?.value, caps, note);
 
   const osVersion = await firstOf(
     "android OS version",
@@ -106,6 +113,19 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
   const win = window?.value;
   const scale = win ? scaleFor(shot, win, note) : 1;
   const tapBounds = win ?? { x: 0, y: 0, width: shot.width, height: shot.height };
+
+  const apiLevel = once(async () => {
+    const found = await firstOf(
+      "android API level",
+      [
+        { name: "mobile: deviceInfo", read: async () => positive((await deviceInfo()).apiVersion) },
+        { name: "capability deviceApiLevel", read: () => positive(capability(caps, "deviceApiLevel")) },
+      ],
+      note,
+      "unknown",
+    );
+    return found?.value;
+  });
 
   const density = once(async () => {
     const found = await firstOf(
@@ -171,12 +191,21 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
         read: () => (win ? uncovered(shot, win, scale) : undefined),
       },
       {
-        name: `an estimate of ${NAVIGATION_BAR_DP}dp`,
+        name: "an estimate",
         read: async () => {
           const d = await density();
           if (!d) return undefined;
-          const side = orientation === "portrait" ? "bottom" : "right";
-          return { ...NO_INSETS, [side]: NAVIGATION_BAR_DP * d };
+          const gestures = (await apiLevel()) !== undefined && (await apiLevel())! >= GESTURE_NAVIGATION_API;
+          // A gesture bar spans the bottom edge in both orientations; a 3-button bar moves to the right on phones.
+          const side = gestures || orientation === "portrait" ? "bottom" : "right";
+          const dp = gestures ? GESTURE_BAR_DP : NAVIGATION_BAR_DP;
+          note(
+            `android navigation bar: estimated ${dp}dp (${Math.round(dp * d)}px), ` +
+              (gestures
+                ? `a gesture navigation bar, the default since Android 10; a 3-button bar is ${NAVIGATION_BAR_DP}dp`
+                : `a 3-button navigation bar (API level ${(await apiLevel()) ?? "unknown"})`),
+          );
+          return { ...NO_INSETS, [side]: dp * d };
         },
       },
     ],
@@ -184,18 +213,116 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
     "assumed no navigation bar",
   );
 
+  const statusBar = status && (await drawnStatusBar(png, shot, status, note));
+  const insets = tidyInsets(mergeInsets(statusBar ?? NO_INSETS, navigation?.value ?? NO_INSETS), shot);
+  const espresso = /^espresso$/i.test(textCapability(caps, "automationName") ?? "");
   return {
     device: {
       platform: "android",
-      model: model?.value ?? UNKNOWN_ANDROID_MODEL,
+      model: identity?.model ?? model?.value ?? UNKNOWN_ANDROID_MODEL,
       osVersion: osVersion?.value ?? "unknown",
       screen: shot,
       scale,
-      insets: tidyInsets(mergeInsets(status?.value ?? NO_INSETS, navigation?.value ?? NO_INSETS), shot),
+      insets,
       orientation,
+      ...(identity && { identity: identity.hints }),
     },
     tapBounds,
+    ...(espresso ? espressoWindow(tapBounds, navigation?.value, scale, note) : {}),
   };
+}
+
+/**
+ * Espresso dispatches actions only inside the app's displayMetrics (espresso-server PointerDispatch.kt), which
+ * leave out the navigation bar, and injects them only into the app's window: taps there are checked before
+ * they are sent, not clamped onto the app's edge.
+ */
+function espressoWindow(bounds: Rect, navigation: Insets | undefined, scale: number, note: AdapterNote) {
+  const cut = { bottom: (navigation?.bottom ?? 0) / scale, right: (navigation?.right ?? 0) / scale };
+  const tapWindow = {
+    ...bounds,
+    width: Math.max(1, Math.floor(bounds.width - cut.right)),
+    height: Math.max(1, Math.floor(bounds.height - cut.bottom)),
+  };
+  if (tapWindow.width !== bounds.width || tapWindow.height !== bounds.height) {
+    note(
+      `android espresso: taps only inside the app's ${tapWindow.width}x${tapWindow.height} window (the ` +
+        `display without the navigation bar); a stored point outside it fails instead of tapping the bar`,
+    );
+  }
+  return {
+    tapWindow,
+    tapWindowHint:
+      "Espresso taps only inside the app under test (its displayMetrics, without the navigation bar); learn " +
+      "this tap again on this device, or run it with UiAutomator2",
+  };
+}
+
+/**
+ * Build.MODEL of emulator system images, the same for every AVD profile (`sdk_gphone64_x86_64`,
+ * `sdk_gphone64_arm64`, older `Android SDK built for x86`, `sdk_google_phone_x86`, `google_sdk`).
+ */
+const EMULATOR_MODEL = /\b(sdk_gphone\w*|sdk_google\w*|google_sdk|android sdk built for \w+|sdk)$/i;
+
+/** The adb serial of an emulator (`emulator-5554`), which UiAutomator2 and Espresso put in `deviceName`. */
+function emulatorSerial(caps: object): string | undefined {
+  // appium-android-driver lib/driver.ts isEmulator: `avd` set, or a serial matching /\bemulator\b/i.
+  return ["udid", "deviceUDID", "deviceName"]
+    .map((name) => textCapability(caps, name))
+    .find((serial) => serial !== undefined && /\bemulator\b/i.test(serial));
+}
+
+/** Prefix of an emulator's model when it is named by its AVD profile. */
+export const EMULATOR_MODEL_PREFIX = "Android emulator";
+
+/**
+ * An emulator is named by its AVD profile (capability `avd`, set when the driver launched it):
+ * `Android emulator Pixel_7_API_34`. Without it, the call fails unless the run's target names the
+ * model: the image's generic model would share one key between every profile, and the serial
+ * names one emulator instance, not a model. `undefined` for a device that is no emulator.
+ */
+function emulatorIdentity(
+  model: string | undefined,
+  caps: object,
+  note: AdapterNote,
+): { model?: string; hints: IdentityHints } | undefined {
+  const serial = emulatorSerial(caps);
+  const avd = textCapability(caps, "avd")?.replace(/^@/, "");
+  const generic = model !== undefined && EMULATOR_MODEL.test(model);
+  // Not an emulator, or an emulator image that names a real model: the model read stands.
+  if (!avd && !generic && (!serial || model)) return undefined;
+  if (avd) {
+    const named = `${EMULATOR_MODEL_PREFIX} ${avd}`;
+    note(`android model: an emulator; named by its AVD profile (capability avd) "${named}"`);
+    // Older versions keyed emulators by the image's generic model.
+    return { model: named, hints: { formerModels: model ? [model] : [] } };
+  }
+  return {
+    hints: {
+      unnamed:
+        `This Android emulator${serial ? ` (${serial})` : ""} reports ${model ? `the generic model "${model}"` : "no model"}, ` +
+        `the same for every AVD profile, and the session has no avd capability naming its profile. Set ` +
+        `configureAi({ target: { model: "Pixel 7 emulator" } }) (or start the session with the appium:avd ` +
+        `capability), so its stored values are not shared with other emulator profiles.`,
+    },
+  };
+}
+
+/**
+ * `mobile: getSystemBars` reports the status bar from its window's visibility, which stays visible when a
+ * full-screen (immersive) app hides the bar. A shown bar draws a clock and icons, so a strip of one colour
+ * means the bar is not drawn: the app's content is there and is not masked. The opposite cannot be told
+ * from the pixels, so an immersive app with content at the top keeps the mask.
+ */
+async function drawnStatusBar(png: Buffer, shot: Size, status: Found<Insets>, note: AdapterNote): Promise<Insets> {
+  const height = Math.min(Math.round(status.value.top), shot.height);
+  if (status.source !== "mobile: getSystemBars" || height < 1) return status.value;
+  if (!isUniform(await decodeRegion(png, { x: 0, y: 0, width: shot.width, height }))) return status.value;
+  note(
+    `android status bar: mobile: getSystemBars reports it visible, but the screenshot's top ${height}px are one ` +
+      `colour (no clock or icons): a full-screen app hides it; used the screenshot, no status bar`,
+  );
+  return { ...status.value, top: 0 };
 }
 
 /** "Google" + "Pixel 7" -> "Google Pixel 7"; no doubling when the model already starts with the maker. */

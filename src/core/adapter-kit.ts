@@ -4,7 +4,7 @@
  * order with notes, and the W3C touch action of a tap. Platform details live in the adapters.
  */
 import type { Browser } from "webdriverio";
-import type { AdapterNote, DeviceAdapter, DeviceDescription, DeviceSession, Insets, Platform } from "./device.js";
+import type { AdapterNote, DescribedDevice, DeviceAdapter, DeviceSession, Insets, Platform } from "./device.js";
 import { DeviceError } from "./errors.js";
 import type { Point, Rect, Size } from "./geometry.js";
 import { imageSize } from "./images.js";
@@ -17,6 +17,8 @@ export type AppiumSession = Pick<
   /** Session capabilities as the server returned them (vendor-prefixed or not). */
   readonly capabilities: object;
   execute(script: string, ...args: unknown[]): Promise<unknown>;
+  /** Appium's `GET /context` (`NATIVE_APP`, `WEBVIEW_<id>`, `CHROMIUM`); sessions without it are taken as native. */
+  getAppiumContext?(): Promise<unknown>;
 };
 
 const SESSION_METHODS = ["execute", "getWindowRect", "takeScreenshot", "performActions", "releaseActions"] as const;
@@ -30,6 +32,32 @@ export interface SessionRequirement {
   automationNames: string[];
   /** How the supported drivers are called in messages, e.g. "UiAutomator2 or Espresso". */
   driverLabel: string;
+  /** What the driver does in a web context that breaks screenshots or taps, for the error. */
+  inWebContext: string;
+}
+
+/** The native context's name in every Appium driver. */
+export const NATIVE_CONTEXT = "NATIVE_APP";
+
+/**
+ * Fail with a DeviceError when the session is in a web context (a hybrid app's web view, a
+ * browser session): there the drivers send screenshots, window sizes or taps to the web engine.
+ * Appium answers `GET /context` from the driver's own state, so the check costs no device call.
+ */
+export async function assertNativeContext(driver: AppiumSession, need: SessionRequirement): Promise<void> {
+  if (typeof driver.getAppiumContext !== "function") return;
+  let context: unknown;
+  try {
+    context = await driver.getAppiumContext();
+  } catch {
+    return; // A driver without contexts is native.
+  }
+  if (typeof context !== "string" || !context || context.toUpperCase() === NATIVE_CONTEXT) return;
+  throw new DeviceError(
+    `${need.entry} works in the native context; this session is in the "${context}" context, where ` +
+      `${need.inWebContext}. Switch before tapshot calls with await driver.switchContext("${NATIVE_CONTEXT}"), ` +
+      `and back after with await driver.switchContext("${context}").`,
+  );
 }
 
 /**
@@ -124,12 +152,18 @@ export function turnTo(size: Size, like: Size): Size {
     : { width: size.height, height: size.width };
 }
 
-/** A `getWindowRect()` answer as a rectangle turned like the screenshot, or `undefined` when it has no size. */
+/**
+ * A `getWindowRect()` answer as a rectangle, or `undefined` when it has no size. A window at the
+ * screen's corner is turned like the screenshot (drivers may report the natural orientation); one
+ * placed elsewhere (iPad Split View) keeps its shape.
+ */
 export function windowRect(value: unknown, shot: Size): Rect | undefined {
   const size = sizeOf(value);
   if (!size) return undefined;
-  const { x, y } = value as { x?: unknown; y?: unknown };
-  return { x: nonNegative(x) ?? 0, y: nonNegative(y) ?? 0, ...turnTo(size, shot) };
+  const { x: rawX, y: rawY } = value as { x?: unknown; y?: unknown };
+  const x = nonNegative(rawX) ?? 0;
+  const y = nonNegative(rawY) ?? 0;
+  return { x, y, ...(x === 0 && y === 0 ? turnTo(size, shot) : size) };
 }
 
 /** The message of a thrown value, on one line and short. */
@@ -285,7 +319,16 @@ export async function performTap(driver: AppiumSession, at: Point): Promise<void
   try {
     await driver.performActions(tapActions(at.x, at.y));
   } catch (error) {
-    throw new DeviceError(`The tap at (${at.x}, ${at.y}) failed: ${reason(error)}`, { cause: error });
+    // W3C "move target out of bounds": Espresso refuses points outside the app's displayMetrics or window.
+    const outside = error instanceof Error && error.name === "move target out of bounds";
+    throw new DeviceError(
+      `The tap at (${at.x}, ${at.y}) failed: ${reason(error)}` +
+        (outside
+          ? ". The driver accepts taps only inside the app under test's window (not on system bars or other " +
+            "windows): the stored point lies outside it on this device; learn the tap again here"
+          : ""),
+      { cause: error },
+    );
   }
   try {
     await driver.releaseActions();
@@ -296,8 +339,32 @@ export async function performTap(driver: AppiumSession, at: Point): Promise<void
 
 /** What a platform's describe returns: the description and where taps may land (tap units). */
 export interface Reading {
-  device: DeviceDescription;
+  device: DescribedDevice;
+  /** Where taps may land, in tap units measured from the screen's corner. */
   tapBounds: Rect;
+  /**
+   * Where the driver measures tap coordinates from, in tap units: the app window's origin on
+   * iOS (iPad Split View, Slide Over, Stage Manager). Taps outside `tapWindow` fail. Default (0, 0).
+   */
+  tapOrigin?: Point;
+  /** The part of the screen taps can reach, when smaller than `tapBounds` (the app's window). */
+  tapWindow?: Rect;
+  /** Why taps cannot leave `tapWindow` and what to do, for the error. */
+  tapWindowHint?: string;
+}
+
+/** A point in tap units (from the screen's corner) as the driver takes it: measured from `reading.tapOrigin`. */
+export function fromTapOrigin(at: Point, reading: Pick<Reading, "tapOrigin" | "tapWindow" | "tapWindowHint">): Point {
+  const window = reading.tapWindow;
+  const inside = (r: Rect) => at.x >= r.x && at.y >= r.y && at.x < r.x + r.width && at.y < r.y + r.height;
+  if (window && !inside(window)) {
+    throw new DeviceError(
+      `The tap at (${at.x}, ${at.y}) lies outside the app's window (${window.width}x${window.height} at ` +
+        `${window.x},${window.y}), where the driver does not tap: ${reading.tapWindowHint ?? "it taps only inside the app under test"}.`,
+    );
+  }
+  const origin = reading.tapOrigin ?? { x: 0, y: 0 };
+  return { x: at.x - origin.x, y: at.y - origin.y };
 }
 
 /**
@@ -315,14 +382,18 @@ export function appiumAdapter(
       // What the last describe read; a tap uses the bounds read for the device it was given.
       let last: Reading | undefined;
       return {
+        // The context is checked when the session is described (once, and again when the screenshot's
+        // size changes, as it does when a web context's screenshots start) and before every tap.
         async describe(note) {
+          await assertNativeContext(driver, need);
           last = await describe(driver, note);
           return last.device;
         },
         screenshot: () => takePng(driver),
         async tap(point) {
           if (!last) throw new DeviceError("tap before describe: the engine describes a session before it taps.");
-          await performTap(driver, toTapUnits(point, last.device.scale, last.tapBounds));
+          await assertNativeContext(driver, need);
+          await performTap(driver, fromTapOrigin(toTapUnits(point, last.device.scale, last.tapBounds), last));
         },
       };
     },

@@ -8,15 +8,16 @@ import type { Artifact } from "./artifacts.js";
 import type { CallLog } from "./call-log.js";
 import type { ResolvedConfig } from "./config.js";
 import type { Deadline } from "./deadline.js";
-import { applyTarget, type DeviceDescription } from "./device.js";
+import { applyTarget, type DescribedDevice, type DeviceDescription } from "./device.js";
 import type { Point } from "./geometry.js";
 import { imageSize } from "./images.js";
 import { redact } from "./secrets.js";
 import type { OpenedDevice } from "./opened-device.js";
-import { deviceSlug, slugify } from "./store/keys.js";
+import { deviceSlugs, slugify, type DeviceSlugs } from "./store/keys.js";
 
 export class Call {
   private described: DeviceDescription;
+  private slugs: DeviceSlugs;
 
   constructor(
     readonly log: CallLog,
@@ -24,9 +25,10 @@ export class Call {
     readonly deadline: Deadline,
     private readonly opened: OpenedDevice,
     /** The device as described when the call started. */
-    device: DeviceDescription,
+    device: DescribedDevice,
   ) {
     this.described = applyTarget(device, config.target);
+    this.slugs = deviceSlugs(device, config.target, config.osVersionKey);
   }
 
   /** The device, with the run's target applied; follows a rotation seen by {@link screenshot}. */
@@ -36,7 +38,12 @@ export class Call {
 
   /** The device's slug in store keys and messages, e.g. `google-pixel-7_14`. */
   get deviceSlug(): string {
-    return deviceSlug(this.described);
+    return this.slugs.slug;
+  }
+
+  /** Slugs older tapshot versions gave this device; values stored under them are still read. */
+  get formerDeviceSlugs(): readonly string[] {
+    return this.slugs.former;
   }
 
   /** The tap prompt or the baseline name. */
@@ -54,6 +61,7 @@ export class Call {
     this.deadline.throwIfAborted();
     const { png, device } = await this.opened.screenshot((m) => this.note(m));
     this.described = applyTarget(device, this.config.target);
+    this.slugs = deviceSlugs(device, this.config.target, this.config.osVersionKey);
     return png;
   }
 

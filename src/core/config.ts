@@ -6,8 +6,8 @@
 import path from "node:path";
 import { z } from "zod";
 import type { AiChannel } from "./contract.js";
-import type { Target } from "./device.js";
-import { TargetSchema } from "./device.js";
+import type { OsVersionKey, Target } from "./device.js";
+import { OsVersionKeySchema, TargetSchema } from "./device.js";
 import { ConfigError } from "./errors.js";
 import { describeZodError } from "./contract.js";
 import { consoleLogger, type LogEntry } from "./log.js";
@@ -31,6 +31,11 @@ export interface AiConfig {
    * gets the driver, for runners that drive several devices from one process.
    */
   target?: Target | ((driver: unknown) => Target | undefined);
+  /**
+   * How much of the OS version store keys use, so one model on another patch release replays
+   * (docs/storage.md). Default `major.minor` on iOS (`17.5`), `major` on Android (`14`).
+   */
+  osVersionKey?: OsVersionKey;
   /** Receives one entry per call; `false` silences logging. Default: one line on stderr. */
   log?: ((entry: LogEntry) => void) | false;
   /** Receives failure artifacts. Default: files under `$TAPSHOT_RESULTS_DIR` or `./tapshot-results/<run>/`. */
@@ -67,6 +72,7 @@ const AiConfigSchema = z
       )
       .optional(),
     target: z.union([TargetSchema, fn("target")]).optional(),
+    osVersionKey: OsVersionKeySchema.optional(),
     log: z.union([fn("log"), z.literal(false)]).optional(),
     reportArtifact: fn("reportArtifact").optional(),
     mode: ModeSchema.optional(),
@@ -119,6 +125,8 @@ export interface ResolvedConfig {
   store: Store;
   mode: Mode;
   target: Target | undefined;
+  /** `undefined`: each platform's default. */
+  osVersionKey: OsVersionKey | undefined;
   log: (entry: LogEntry) => void;
   reportArtifact: ArtifactReporter;
   /** Results folder of all runs, or `undefined` when results are not recorded. */
@@ -185,6 +193,7 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
     resultsDir,
     mode: mode.data,
     target,
+    osVersionKey: configured.osVersionKey,
     log,
     // With results switched off and no runner reporter, failures name no files.
     reportArtifact: configured.reportArtifact ?? (resultsDir ? fileReporter(resultsDir) : () => undefined),

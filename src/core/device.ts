@@ -3,6 +3,7 @@
  * test, and the three things it asks of one device session.
  */
 import { z } from "zod";
+import { DeviceError } from "./errors.js";
 import type { Point } from "./geometry.js";
 
 export type { Point, Rect, Size } from "./geometry.js";
@@ -39,6 +40,34 @@ export const DeviceDescriptionSchema = z.object({
 /** What the engine knows about the device under test; stored in every record. */
 export type DeviceDescription = z.infer<typeof DeviceDescriptionSchema>;
 
+/**
+ * What an adapter knows about the device's name beyond the description; used for store keys,
+ * never stored in records (docs/storage.md).
+ */
+export interface IdentityHints {
+  /**
+   * Models older tapshot versions named this device by (a real iPhone's `iPhone16,1`), so values
+   * stored under their keys are still read.
+   */
+  formerModels?: string[];
+  /**
+   * Set when the model read names no one kind of device (an emulator image without its AVD
+   * profile): why, and how to name it. The call then fails unless the run's target sets a model.
+   */
+  unnamed?: string;
+}
+
+/** A description as an adapter returns it: the description plus its {@link IdentityHints}. */
+export type DescribedDevice = DeviceDescription & { identity?: IdentityHints };
+
+/**
+ * How much of the OS version goes into store keys: `major` (`14`), `major.minor` (`17.5`) or
+ * `full` (`17.5.1`, as the device reports it). Default: `major.minor` on iOS, `major` on Android.
+ */
+export const OsVersionKeySchema = z.enum(["major", "major.minor", "full"]);
+/** How much of the OS version goes into store keys (docs/storage.md). */
+export type OsVersionKey = z.infer<typeof OsVersionKeySchema>;
+
 export const TargetSchema = z
   .object({
     platform: PlatformSchema.optional(),
@@ -62,7 +91,7 @@ export type AdapterNote = (message: string) => void;
  */
 export interface DeviceSession {
   /** Read the device. `note` takes a line for the call's log (a source that failed, a fallback used). */
-  describe(note: AdapterNote): Promise<DeviceDescription>;
+  describe(note: AdapterNote): Promise<DescribedDevice>;
   /** A PNG screenshot of the whole screen. */
   screenshot(): Promise<Buffer>;
   /** Tap at a point in screenshot pixels of the screen last described; the session converts to its tap units. */
@@ -97,13 +126,18 @@ export function screenOf(device: DeviceDescription): string {
   return `${device.screen.width}x${device.screen.height} ${device.orientation}`;
 }
 
-/** Apply the run's target over what the adapter read. */
-export function applyTarget(device: DeviceDescription, target: Target | undefined): DeviceDescription {
-  if (!target) return device;
+/**
+ * Apply the run's target over what the adapter read; the result is what records store. Throws a
+ * DeviceError when the adapter could not name the model and the target does not either.
+ */
+export function applyTarget(device: DescribedDevice, target: Target | undefined): DeviceDescription {
+  const { identity, ...described } = device;
+  if (identity?.unnamed && !target?.model) throw new DeviceError(identity.unnamed);
+  if (!target) return described;
   return {
-    ...device,
-    platform: target.platform ?? device.platform,
-    model: target.model ?? device.model,
-    osVersion: target.osVersion ?? device.osVersion,
+    ...described,
+    platform: target.platform ?? described.platform,
+    model: target.model ?? described.model,
+    osVersion: target.osVersion ?? described.osVersion,
   };
 }

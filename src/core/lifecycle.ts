@@ -18,6 +18,7 @@ import { screenOf, sameScreen } from "./device.js";
 import { HEALED_MESSAGE, type Outcome } from "./log.js";
 import { createRecord, FORMAT, readRecord, replaceRecord, sha256, type Stored } from "./store/records.js";
 import type { StoredRecordBase } from "./store/records.js";
+import { keyOnDevice } from "./store/keys.js";
 
 /** What a flow returns to the engine: the caller's result, the log entry's outcome and detail. */
 export interface Done<R> {
@@ -75,7 +76,7 @@ export async function runStored<Rec extends StoredRecordBase, R, M extends Misma
   kind: StoredKind<Rec, R, M>,
 ): Promise<Done<R>> {
   const first = await readUsable(call, key, kind, { noteOtherScreen: true });
-  if (first.usable) return useOrHeal(call, key, kind, first.usable);
+  if (first.usable) return useOrHeal(call, key, kind, first.usable, first.from);
   if (call.config.mode === "replay") throw kind.notStored(first.otherScreen);
 
   // One learner per key: parallel runs of this device wait here, then use what it stored.
@@ -87,27 +88,40 @@ export async function runStored<Rec extends StoredRecordBase, R, M extends Misma
     }
     return { stored: undefined, done: await learnAndStore(call, key, kind, again.otherScreen) };
   });
-  if (learned.stored) return useOrHeal(call, key, kind, learned.stored);
+  if (learned.stored) return useOrHeal(call, key, kind, learned.stored, key);
   return learned.done;
 }
 
-/** The stored record as `usable` when it fits this screen, else as `otherScreen`. */
+/**
+ * The stored record as `usable` when it fits this screen, else as `otherScreen`; `from` is the
+ * key it was read from. With nothing under `key`, the keys older versions gave this device are
+ * read (an alias: a learn or heal then stores under `key`, the old files stay as they are).
+ */
 async function readUsable<Rec extends StoredRecordBase>(
   call: Call,
   key: string,
   kind: Pick<StoredKind<Rec, unknown, Mismatch>, "schema" | "noun">,
   { noteOtherScreen }: { noteOtherScreen: boolean },
-): Promise<{ usable: Stored<Rec> | null; otherScreen: Stored<Rec> | null }> {
-  const stored = await readRecord(call.config.store, key, kind.schema);
-  if (!stored) return { usable: null, otherScreen: null };
-  if (sameScreen(stored.record.device, call.device)) return { usable: stored, otherScreen: null };
+): Promise<{ usable: Stored<Rec> | null; otherScreen: Stored<Rec> | null; from: string }> {
+  let from = key;
+  let stored = await readRecord(call.config.store, key, kind.schema);
+  for (const device of stored ? [] : call.formerDeviceSlugs) {
+    from = keyOnDevice(key, device);
+    stored = await readRecord(call.config.store, from, kind.schema);
+    if (stored) {
+      call.note(`${kind.noun} read from ${from}.json, the key older tapshot versions gave this device`);
+      break;
+    }
+  }
+  if (!stored) return { usable: null, otherScreen: null, from: key };
+  if (sameScreen(stored.record.device, call.device)) return { usable: stored, otherScreen: null, from };
   if (noteOtherScreen) {
     call.note(
       `stored ${kind.noun} was made on a ${screenOf(stored.record.device)} screen, ` +
         `this one is ${screenOf(call.device)}: not used`,
     );
   }
-  return { usable: null, otherScreen: stored };
+  return { usable: null, otherScreen: stored, from };
 }
 
 async function learnAndStore<Rec extends StoredRecordBase, R, M extends Mismatch>(
@@ -138,10 +152,11 @@ async function useOrHeal<Rec extends StoredRecordBase, R, M extends Mismatch>(
   key: string,
   kind: StoredKind<Rec, R, M>,
   stored: Stored<Rec>,
+  from: string,
 ): Promise<Done<R>> {
   const until = kind.healing ? call.deadline.after("matchBeforeHeal") : call.deadline.end;
   const used = await kind.use(stored, until);
-  if ("done" in used) return usedValue(call, key, used.done);
+  if ("done" in used) return usedValue(call, from, used.done);
   if (!kind.healing || !used.mismatch.healable) return kind.fail(stored, used.mismatch);
   return withLock(call, key, () => healAndStore(call, key, kind, stored, used.mismatch));
 }

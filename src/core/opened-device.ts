@@ -2,18 +2,18 @@
  * A device session with its description cached: described once per session, and again
  * when a screenshot's size shows the screen changed (a rotation).
  */
-import type { AdapterNote, DeviceDescription, DeviceSession } from "./device.js";
+import type { AdapterNote, DescribedDevice, DeviceSession } from "./device.js";
 import { DeviceError } from "./errors.js";
 import type { Point } from "./geometry.js";
 import { imageSize } from "./images.js";
 
 export class OpenedDevice {
-  private description: DeviceDescription | undefined;
+  private description: DescribedDevice | undefined;
 
   constructor(private readonly session: DeviceSession) {}
 
   /** The cached description, read from the device the first time. */
-  async describe(note: AdapterNote): Promise<DeviceDescription> {
+  async describe(note: AdapterNote): Promise<DescribedDevice> {
     this.description ??= await this.session.describe(note);
     return this.description;
   }
@@ -22,7 +22,7 @@ export class OpenedDevice {
    * A screenshot, and the description it was taken with: described again first when the
    * screenshot's size differs from the cached one.
    */
-  async screenshot(note: AdapterNote): Promise<{ png: Buffer; device: DeviceDescription }> {
+  async screenshot(note: AdapterNote): Promise<{ png: Buffer; device: DescribedDevice }> {
     let png: Buffer;
     try {
       png = await this.session.screenshot();

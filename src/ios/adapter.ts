@@ -6,6 +6,15 @@ import { appiumAdapter } from "../core/adapter-kit.js";
 import { describeIos } from "./describe.js";
 
 export const iosAdapter = appiumAdapter(
-  { platform: "ios", entry: "tapshot/ios", automationNames: ["xcuitest"], driverLabel: "XCUITest" },
+  {
+    platform: "ios",
+    entry: "tapshot/ios",
+    automationNames: ["xcuitest"],
+    driverLabel: "XCUITest",
+    // appium-xcuitest-driver lib/commands/screenshots.ts getScreenshot, lib/commands/gesture.ts.
+    inWebContext:
+      "screenshots come from the web view when the webScreenshotMode setting is page or viewport, and " +
+      "actions run in the web page",
+  },
   describeIos,
 );

@@ -28,6 +28,7 @@ import {
   type Reading,
 } from "../core/adapter-kit.js";
 import type { Size } from "../core/geometry.js";
+import { knownModelName, modelOfProductType, statusBarPointsOf } from "./models.js";
 
 /** Model used when no source names the device; `configureAi({ target })` should then name it. */
 export const UNKNOWN_IOS_MODEL = "Unknown iOS device";
@@ -38,8 +39,10 @@ export const UNKNOWN_IOS_MODEL = "Unknown iOS device";
 export const HOME_INDICATOR_PT = { phonePortrait: 34, phoneLandscape: 21, pad: 20 } as const;
 /** Status bar of devices with a home button, in points; the estimate when WDA reports none. */
 const CLASSIC_STATUS_BAR_PT = 20;
-/** Status bar estimate for devices without a home button when WDA reports none (Dynamic Island height). */
+/** Status bar estimate for iPhones without a home button the model table lacks (Dynamic Island height). */
 const TALL_STATUS_BAR_PT = 54;
+/** Status bar of iPads without a home button, in points. */
+const PAD_STATUS_BAR_PT = 24;
 
 export async function describeIos(driver: AppiumSession, note: AdapterNote): Promise<Reading> {
   const caps = driver.capabilities;
@@ -52,18 +55,23 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
     return info && typeof info === "object" ? (info as Record<string, unknown>) : {};
   };
 
+  const productType = once(async () => text((await lockdown()).ProductType));
   const model = await firstOf(
     "ios model",
     [
       {
         name: "mobile: deviceInfo lockdownInfo.ProductType",
-        read: async () => text((await lockdown()).ProductType),
+        read: async () => {
+          const type = await productType();
+          return type && (modelOfProductType(type) ?? unlisted(type, note));
+        },
         quiet: true,
       },
-      { name: "capability deviceName", read: () => specific(textCapability(caps, "deviceName")) },
+      { name: "capability deviceName", read: () => typedModel(specific(textCapability(caps, "deviceName")), note) },
       {
         name: "mobile: deviceInfo name (simulator)",
-        read: async () => ((await deviceInfo()).isSimulator ? specific(text((await deviceInfo()).name)) : undefined),
+        read: async () =>
+          (await deviceInfo()).isSimulator ? typedModel(specific(text((await deviceInfo()).name)), note) : undefined,
         quiet: true,
       },
       { name: "mobile: deviceInfo model", read: async () => text((await deviceInfo()).model) },
@@ -78,6 +86,9 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
         `configureAi({ target: { model } }) so its records are not shared with other models`,
     );
   }
+  // Older versions keyed real devices by their product type (`iphone16-1_17.5.1`).
+  const type = model?.source.includes("ProductType") ? await productType() : undefined;
+  const formerModels = type && type !== model?.value ? [type] : [];
 
   const osVersion = await firstOf(
     "ios OS version",
@@ -146,7 +157,15 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
     );
   }
   const screenPt = { width: shot.width / scale, height: shot.height / scale };
-  if (win && (Math.abs(win.width - screenPt.width) >= 1 || Math.abs(win.height - screenPt.height) >= 1)) {
+  // WebDriverAgent measures action coordinates from the active app's frame, which /window/rect reports
+  // with its origin (FBElementCommands.m handleGetWindowRect): not (0, 0) in Split View, Slide Over, Stage Manager.
+  const shifted = win !== undefined && (win.x >= 0.5 || win.y >= 0.5);
+  if (win && shifted) {
+    note(
+      `ios window: the app's window is ${win.width}x${win.height} pt at ${win.x},${win.y} on a ` +
+        `${round(screenPt.width)}x${round(screenPt.height)} pt screen; taps are sent from the window's origin`,
+    );
+  } else if (win && (Math.abs(win.width - screenPt.width) >= 1 || Math.abs(win.height - screenPt.height) >= 1)) {
     note(
       `ios window: the app's window is ${win.width}x${win.height} pt at ${win.x},${win.y}, the screen ` +
         `${round(screenPt.width)}x${round(screenPt.height)} pt; taps use screen points`,
@@ -154,6 +173,15 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
   }
 
   const isPad = await padIdiom(deviceInfo, caps);
+  // iPhones hide the status bar in landscape; anywhere else a device shows one, so a 0 was read while it was hidden.
+  const showsStatusBar = isPad || orientation === "portrait";
+  const hiddenWhenRead = (height: number | undefined, what: string) => {
+    if (height !== 0 || !showsStatusBar) return height;
+    throw new Error(
+      `${what} is 0 in ${orientation}, where this device shows a status bar: the driver read it once per session, ` +
+        `while the status bar was hidden (a splash screen, a video)`,
+    );
+  };
   const statusPt = await firstOf(
     "ios status bar",
     [
@@ -162,13 +190,25 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
         read: async () => {
           const info = await screenInfo();
           const height = barHeight(info.statusBarSize);
-          if (height === undefined || isPad || !readInOtherOrientation(info, screenPt)) return height;
+          if (height === undefined || isPad || !readInOtherOrientation(info, screenPt)) {
+            return hiddenWhenRead(height, "its height");
+          }
           // The driver memoizes deviceScreenInfo per session: this reading is from before a rotation.
           if (orientation === "landscape") return 0;
           throw new Error("it was read in landscape, where iPhones hide the status bar (the driver reads it once)");
         },
       },
-      { name: "capability statBarHeight", read: () => nonNegative(capability(caps, "statBarHeight")) },
+      {
+        name: "capability statBarHeight",
+        read: () => hiddenWhenRead(nonNegative(capability(caps, "statBarHeight")), "it"),
+      },
+      {
+        name: `the model table (src/ios/models.ts)`,
+        read: () => {
+          const portrait = model ? statusBarPointsOf(model.value) : undefined;
+          return portrait === undefined ? undefined : showsStatusBar ? portrait : 0;
+        },
+      },
     ],
     note,
     "estimated from the screen shape",
@@ -176,7 +216,7 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
   const homeIndicator = hasHomeIndicator(screenPt, isPad, statusPt?.value);
   const status =
     statusPt?.value ??
-    (orientation === "landscape" && !isPad ? 0 : homeIndicator ? TALL_STATUS_BAR_PT : CLASSIC_STATUS_BAR_PT);
+    (!showsStatusBar ? 0 : !homeIndicator ? CLASSIC_STATUS_BAR_PT : isPad ? PAD_STATUS_BAR_PT : TALL_STATUS_BAR_PT);
   const bottomPt = !homeIndicator
     ? 0
     : isPad
@@ -195,9 +235,43 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
       scale,
       insets: tidyInsets(insets, shot),
       orientation,
+      ...(formerModels.length > 0 ? { identity: { formerModels } } : {}),
     },
     tapBounds: { x: 0, y: 0, ...screenPt },
+    ...(win && shifted
+      ? {
+          tapOrigin: { x: win.x, y: win.y },
+          tapWindow: win,
+          tapWindowHint:
+            "give the app the whole screen (leave Split View or Slide Over), or learn this tap again with the app where it is now",
+        }
+      : {}),
   };
+}
+
+/** A product type the model table lacks is used as it is, with a note. */
+function unlisted(productType: string, note: AdapterNote): string {
+  note(
+    `ios model: product type ${productType} is not in tapshot's model table (src/ios/models.ts); keys use it ` +
+      `as it is, so a simulator of this model gets other keys. Set configureAi({ target: { model } }) to name it`,
+  );
+  return productType;
+}
+
+/**
+ * A model name the user typed (a simulator's `deviceName`), in the model table's spelling. A name
+ * that is no model (a farm's regex, a nickname) is used as typed, with a note.
+ */
+function typedModel(name: string | undefined, note: AdapterNote): string | undefined {
+  if (!name) return undefined;
+  const known = knownModelName(name);
+  if (!known) {
+    note(
+      `ios model: "${name}" is no iPhone or iPad model in tapshot's table (src/ios/models.ts); keys use it as ` +
+        `typed. On a device farm, set configureAi({ target: { model } }) to the model the farm gave`,
+    );
+  }
+  return known ?? name;
 }
 
 /** Names that say only the kind of device (`UIDevice.model`, and `name` since iOS 16). */

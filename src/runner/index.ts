@@ -46,7 +46,7 @@ export type {
 export { parseAnswer, answerSchemas } from "../core/contract.js";
 export type { LogEntry, Outcome } from "../core/log.js";
 export type { Artifact, ArtifactReporter } from "../core/artifacts.js";
-export type { Target, DeviceDescription, Platform, Insets, Point } from "../core/device.js";
+export type { Target, OsVersionKey, DeviceDescription, Platform, Insets, Point } from "../core/device.js";
 export type { Store, Release, WriteOptions, LockOptions } from "../core/store/store.js";
 export { FileStore } from "../core/store/file-store.js";
 export * from "../core/errors.js";

@@ -9,6 +9,7 @@ import { applyTarget, type DeviceDescription } from "../../src/core/device.js";
 import { DeviceError } from "../../src/core/errors.js";
 import {
   AppiumDriverDouble,
+  espressoScript,
   uiautomator2Script,
   w3cError,
   xcuitestScript,
@@ -57,13 +58,13 @@ describe("android identity", () => {
   });
 
   test("a window that leaves out the navigation bar keeps scale 1 and is noted", async () => {
-    const { device, notes } = await describe_(uiautomator2Script({ windowExcludesNavigationBar: true }));
+    const { device, notes } = await describe_(uiautomator2Script({ server: "legacy" }));
     expect(device.scale).toBe(1);
     expect(notes.join("\n")).toMatch(/1080x2337 against a 1080x2400 screenshot.*leaves out a system bar/);
   });
 
   test("a full-screen window gives no notes", async () => {
-    const { notes } = await describe_(uiautomator2Script({ windowExcludesNavigationBar: false }));
+    const { notes } = await describe_(uiautomator2Script({ server: "androidx" }));
     expect(notes).toEqual([]);
   });
 
@@ -98,9 +99,7 @@ describe("android scale and taps", () => {
   });
 
   test("a window smaller than the screenshot (display scaling) divides taps by the scale", async () => {
-    const { device, driver, notes } = await describe_(
-      uiautomator2Script({ windowDownscale: 1.5, windowExcludesNavigationBar: false }),
-    );
+    const { device, driver, notes } = await describe_(uiautomator2Script({ windowDownscale: 1.5, server: "androidx" }));
     expect(device.scale).toBe(1.5);
     expect(device.screen).toEqual({ width: 1080, height: 2400 });
     expect(notes.join("\n")).toMatch(/taps are scaled by 1\/1.5/);
@@ -109,7 +108,7 @@ describe("android scale and taps", () => {
   });
 
   test("taps are clamped into the window the driver reports", async () => {
-    const { device, driver } = await describe_(uiautomator2Script({ windowExcludesNavigationBar: true }));
+    const { device, driver } = await describe_(uiautomator2Script({ server: "legacy" }));
     await android.tap(driver, { x: 1200, y: 2390 }, device);
     expect(lastTap(driver)).toEqual({ x: 1079, y: 2336 });
     await android.tap(driver, { x: -4, y: -1 }, device);
@@ -134,8 +133,9 @@ describe("android landscape", () => {
       scale: 1,
       insets: { top: 118, bottom: 0, left: 0, right: 126 },
     });
+    // Current servers report the whole display as the window (tests/support/appium-driver-double.ts `server`).
     await android.tap(driver, { x: 2399, y: 1079 }, device);
-    expect(lastTap(driver)).toEqual({ x: 2273, y: 1079 });
+    expect(lastTap(driver)).toEqual({ x: 2399, y: 1079 });
   });
 
   test("a display size reported in the natural orientation is turned, not noted", async () => {
@@ -147,8 +147,8 @@ describe("android landscape", () => {
 });
 
 describe("android fallbacks", () => {
-  test("without mobile: deviceInfo and getSystemBars: capabilities and the window fill in, with notes", async () => {
-    const script = uiautomator2Script();
+  test("without mobile: deviceInfo and getSystemBars on a pre-2024 server: capabilities and the window fill in", async () => {
+    const script = uiautomator2Script({ server: "legacy" });
     delete script.mobile["mobile: deviceInfo"];
     script.mobile["mobile: getSystemBars"] = w3cError(
       "unknown error",
@@ -169,16 +169,37 @@ describe("android fallbacks", () => {
     expect(text).toMatch(/android navigation bar: .*used the window's size against the screenshot's/);
   });
 
+  test("on a current server the window is the whole display: without getSystemBars a gesture bar is estimated", async () => {
+    const script = uiautomator2Script({ server: "androidx" });
+    script.mobile["mobile: getSystemBars"] = w3cError("unknown error", "Cannot retrieve system bars details");
+    const { device, notes } = await describe_(script);
+    // 24dp at 420 dpi is 63 px: the Pixel 7's gesture bar; the old 48dp estimate gave 126.
+    expect(device.insets).toEqual({ top: 118, bottom: 63, left: 0, right: 0 });
+    const text = notes.join("\n");
+    expect(text).toMatch(/the window's size against the screenshot's had none; used an estimate/);
+    expect(text).toMatch(/estimated 24dp \(63px\), a gesture navigation bar, the default since Android 10/);
+  });
+
+  test("before Android 10 the estimate is a 3-button bar, on the right in landscape", async () => {
+    const script = uiautomator2Script({ apiVersion: "28", platformVersion: "9", orientation: "landscape" });
+    script.mobile["mobile: getSystemBars"] = w3cError("unknown error", "Cannot retrieve system bars details");
+    const { device, notes } = await describe_(script);
+    expect(device.insets).toMatchObject({ right: 126, bottom: 0 });
+    expect(notes.join("\n")).toMatch(/estimated 48dp \(126px\), a 3-button navigation bar \(API level 28\)/);
+  });
+
   test("with no bar sources at all, the bars are estimated from the density", async () => {
-    const script = uiautomator2Script({ windowExcludesNavigationBar: false });
+    const script = uiautomator2Script({ server: "androidx" });
     script.mobile["mobile: getSystemBars"] = w3cError("unknown error", "adb: not found");
     delete script.mobile["mobile: viewportRect"];
     delete script.capabilities.statBarHeight;
     delete script.capabilities.viewportRect;
     const { device, notes } = await describe_(script);
-    // 24dp and 48dp at 420 dpi (2.625 px per dp).
-    expect(device.insets).toEqual({ top: 63, bottom: 126, left: 0, right: 0 });
-    expect(notes.join("\n")).toMatch(/used an estimate of 24dp[\s\S]*used an estimate of 48dp/);
+    // 24dp status bar and 24dp gesture bar at 420 dpi (2.625 px per dp).
+    expect(device.insets).toEqual({ top: 63, bottom: 63, left: 0, right: 0 });
+    expect(notes.join("\n")).toMatch(
+      /used an estimate of 24dp[\s\S]*estimated 24dp \(63px\), a gesture navigation bar/,
+    );
   });
 
   test("a session that answers almost nothing still describes, names what is missing, and suggests a target", async () => {
@@ -208,13 +229,15 @@ describe("android fallbacks", () => {
     expect(text).toMatch(/assumed no status bar/);
   });
 
-  test("an emulator's deviceName is used as the model only with a note", async () => {
+  test("a real device's deviceName (the adb serial) is not used as the model; a note asks for a target", async () => {
     const script = uiautomator2Script();
     delete script.mobile["mobile: deviceInfo"];
     delete script.capabilities.deviceModel;
     const { device, notes } = await describe_(script);
-    expect(device.model).toBe("emulator-5554");
-    expect(notes.join("\n")).toMatch(/did not name its model; set configureAi/);
+    expect(device.model).toBe("Unknown Android device");
+    expect(notes.join("\n")).toMatch(
+      /did not name its model \(deviceName is the adb serial, not a model\); set configureAi/,
+    );
   });
 
   test("a device that reports another display size than its screenshots is noted", async () => {
@@ -262,6 +285,82 @@ describe("android rotation", () => {
     expect([portrait.orientation, landscape.orientation]).toEqual(["portrait", "landscape"]);
     expect(landscape.insets.right).toBe(126);
     await android.tap(driver, { x: 2399, y: 1079 }, landscape);
-    expect(lastTap(driver)).toEqual({ x: 2273, y: 1079 });
+    expect(lastTap(driver)).toEqual({ x: 2399, y: 1079 });
+  });
+});
+
+describe("android web contexts", () => {
+  // In a WEBVIEW/CHROMIUM context UiAutomator2 proxies /screenshot, /window/rect and /actions to
+  // chromedriver (appium-uiautomator2-driver lib/driver.ts CHROME_NO_PROXY): tapshot refuses it.
+  test("a session in a web view fails before any screenshot, naming how to switch to NATIVE_APP", async () => {
+    const script = uiautomator2Script();
+    script.context = "WEBVIEW_com.example.shop";
+    const driver = new AppiumDriverDouble(script);
+    const error = await android.describe(driver, () => undefined).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeviceError);
+    expect((error as Error).message).toMatch(
+      /in the "WEBVIEW_com.example.shop" context, where the driver sends screenshots, the window size and taps to chromedriver.*await driver.switchContext\("NATIVE_APP"\).*switchContext\("WEBVIEW_com.example.shop"\)/,
+    );
+    expect(driver.count("takeScreenshot")).toBe(0);
+  });
+
+  test("a switch to a web context after describing is caught before the tap is sent", async () => {
+    const driver = new AppiumDriverDouble(uiautomator2Script());
+    const device = await android.describe(driver, () => undefined);
+    driver.script.context = "CHROMIUM";
+    await expect(android.tap(driver, { x: 10, y: 10 }, device)).rejects.toThrow(/"CHROMIUM" context/);
+    expect(driver.count("performActions")).toBe(0);
+    driver.script.context = "NATIVE_APP";
+    await android.tap(driver, { x: 10, y: 10 }, device);
+    expect(driver.count("performActions")).toBe(1);
+  });
+});
+
+describe("espresso bounds", () => {
+  // espresso-server PointerDispatch.kt: pointer moves outside the app's displayMetrics fail with
+  // "move target out of bounds" (the double's actionBounds); getWindowRect is the whole display on API 30+.
+  test("a point inside the app's window is tapped as usual", async () => {
+    const { device, driver, notes } = await describe_(espressoScript());
+    expect(notes.join("\n")).toMatch(/android espresso: taps only inside the app's 1080x2337 window/);
+    await android.tap(driver, { x: 540, y: 2336 }, device);
+    expect(lastTap(driver)).toEqual({ x: 540, y: 2336 });
+  });
+
+  test("a stored point on the navigation bar fails clearly instead of being sent or moved onto the app", async () => {
+    const { device, driver } = await describe_(espressoScript());
+    await expect(android.tap(driver, { x: 540, y: 2380 }, device)).rejects.toThrow(
+      /tap at \(540, 2380\) lies outside the app's window \(1080x2337 at 0,0\).*Espresso taps only inside the app under test/,
+    );
+    expect(driver.count("performActions")).toBe(0);
+  });
+
+  test("a refusal the bounds did not foresee still says what it means", async () => {
+    const script = espressoScript();
+    script.mobile["mobile: getSystemBars"] = w3cError("unknown error", "adb: not found");
+    script.actionBounds = { x: 0, y: 0, width: 1080, height: 2200 };
+    const { device, driver } = await describe_(script);
+    const error = await android.tap(driver, { x: 540, y: 2300 }, device).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeviceError);
+    expect((error as Error).message).toMatch(
+      /failed: The move action target \(540, 2300\) is out of bounds.*accepts taps only inside the app under test's window/,
+    );
+  });
+});
+
+describe("android immersive apps", () => {
+  // appium-android-driver lib/commands/system-bars.ts takes `visible` from the StatusBar window's view
+  // visibility, which stays VISIBLE when a full-screen app hides the bar (the double's `immersive`).
+  test("a status bar reported visible but not drawn is not masked, and the note says the screenshot won", async () => {
+    const { device, notes } = await describe_(uiautomator2Script({ immersive: true }));
+    expect(device.insets).toEqual({ top: 0, bottom: 63, left: 0, right: 0 });
+    expect(notes.join("\n")).toMatch(
+      /android status bar: mobile: getSystemBars reports it visible, but the screenshot's top 118px are one colour.*used the screenshot/,
+    );
+  });
+
+  test("a drawn status bar (a clock in it) is masked as getSystemBars reports it", async () => {
+    const { device, notes } = await describe_(uiautomator2Script({ immersive: false }));
+    expect(device.insets.top).toBe(118);
+    expect(notes.join("\n")).not.toMatch(/one colour/);
   });
 });

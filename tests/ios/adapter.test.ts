@@ -54,10 +54,10 @@ describe("ios identity and insets", () => {
     expect(notes).toEqual([]);
   });
 
-  test("a real iPhone SE (2x, home button) is named by its product type and lockdown OS version", async () => {
+  test("a real iPhone SE (2x, home button) is named from its product type, with the lockdown OS version", async () => {
     const { device } = await describe_(xcuitestScript(SE_2));
     expect(device).toMatchObject({
-      model: "iPhone12,8",
+      model: "iPhone SE (2nd generation)",
       osVersion: "16.7.2",
       screen: { width: 750, height: 1334 },
       scale: 2,
@@ -175,7 +175,7 @@ describe("ios scale and taps", () => {
     expect(device.insets).toEqual({ top: 162, bottom: 102, left: 0, right: 0 });
     const text = notes.join("\n");
     expect(text).toMatch(/ios screen scale: mobile: deviceScreenInfo scale failed \(Unsupported execute method/);
-    expect(text).toMatch(/ios status bar: .*estimated from the screen shape/);
+    expect(text).toMatch(/ios status bar: .*used the model table \(src\/ios\/models.ts\)/);
   });
 
   test("a screen scale the screenshots contradict is noted and the screenshots win", async () => {
@@ -259,5 +259,115 @@ describe("ios rotation", () => {
     expect(notes.join("\n")).toMatch(
       /ios status bar: mobile: deviceScreenInfo statusBarSize failed \(it was read in landscape/,
     );
+  });
+});
+
+describe("ios web contexts", () => {
+  // appium-xcuitest-driver lib/commands/screenshots.ts: in a web context with webScreenshotMode page or
+  // viewport the screenshot is the web view's; actions run in the page (lib/commands/gesture.ts).
+  test("a session in a web view fails with how to switch to NATIVE_APP", async () => {
+    const script = xcuitestScript();
+    script.context = "WEBVIEW_1234.1";
+    await expect(describe_(script)).rejects.toThrow(
+      /tapshot\/ios works in the native context; this session is in the "WEBVIEW_1234.1" context.*webScreenshotMode.*switchContext\("NATIVE_APP"\)/,
+    );
+  });
+
+  test("a switch to a web context is caught before the tap", async () => {
+    const { device, driver } = await describe_(xcuitestScript());
+    driver.script.context = "WEBVIEW_1234.1";
+    await expect(ios.tap(driver, { x: 30, y: 30 }, device)).rejects.toThrow(DeviceError);
+    expect(driver.count("performActions")).toBe(0);
+  });
+});
+
+describe("ios app window origin", () => {
+  // WebDriverAgent measures action coordinates from the active app's frame; /window/rect reports that
+  // frame with its origin (WebDriverAgentLib/Commands/FBElementCommands.m handleGetWindowRect).
+  const SPLIT: Parameters<typeof xcuitestScript>[0] = {
+    name: "iPad Pro 11-inch (M4)",
+    kind: "iPad",
+    widthPt: 834,
+    heightPt: 1210,
+    scale: 2,
+    statusBarPt: 24,
+    orientation: "landscape",
+    // The app on the right half of a landscape iPad in Split View.
+    appWindow: { x: 605, y: 0, width: 605, height: 834 },
+  };
+
+  test("in Split View taps are sent from the app window's origin", async () => {
+    const { device, driver, notes } = await describe_(xcuitestScript(SPLIT));
+    expect(device.screen).toEqual({ width: 2420, height: 1668 });
+    expect(notes.join("\n")).toMatch(/app's window is 605x834 pt at 605,0 .*taps are sent from the window's origin/);
+    // Screen point (900, 400) is (295, 400) in the app's frame.
+    await ios.tap(driver, { x: 1800, y: 800 }, device);
+    expect(lastTap(driver)).toEqual({ x: 295, y: 400 });
+  });
+
+  test("a point outside the app's window is refused with a clear error, not sent", async () => {
+    const { device, driver } = await describe_(xcuitestScript(SPLIT));
+    await expect(ios.tap(driver, { x: 400, y: 800 }, device)).rejects.toThrow(
+      /tap at \(200, 400\) lies outside the app's window \(605x834 at 605,0\).*Split View/,
+    );
+    expect(driver.count("performActions")).toBe(0);
+  });
+
+  test("a Slide Over window with a vertical offset", async () => {
+    const { device, driver } = await describe_(
+      xcuitestScript({ ...SPLIT, appWindow: { x: 850, y: 40, width: 320, height: 760 } }),
+    );
+    await ios.tap(driver, { x: 2000, y: 1000 }, device);
+    expect(lastTap(driver)).toEqual({ x: 150, y: 460 });
+  });
+});
+
+describe("ios status bar read while hidden", () => {
+  // appium-xcuitest-driver memoizes getScreenInfo per session (lib/driver.ts MEMOIZED_FUNCTIONS): a first
+  // reading taken on a splash screen or a video has a 0x0 statusBarSize for the whole session.
+  function hiddenAtFirstRead(profile: Parameters<typeof xcuitestScript>[0]): DoubleScript {
+    const script = xcuitestScript(profile);
+    (script.mobile["mobile: deviceScreenInfo"] as Record<string, unknown>).statusBarSize = { width: 0, height: 0 };
+    script.capabilities.statBarHeight = 0;
+    return script;
+  }
+
+  test.each<[string, Parameters<typeof xcuitestScript>[0], number]>([
+    ["iPhone 13 (47 pt)", { name: "iPhone 13", widthPt: 390, heightPt: 844, statusBarPt: 47 }, 141],
+    ["iPhone 16 Pro (62 pt)", { name: "iPhone 16 Pro", widthPt: 402, heightPt: 874, statusBarPt: 62 }, 186],
+    ["iPhone 11 Pro (44 pt)", { name: "iPhone 11 Pro", widthPt: 375, heightPt: 812, statusBarPt: 44 }, 132],
+  ])("a zero inset in portrait on an %s is re-derived from the model table", async (_name, profile, top) => {
+    const { device, notes } = await describe_(hiddenAtFirstRead(profile));
+    expect(device.insets.top).toBe(top);
+    expect(notes.join("\n")).toMatch(
+      /ios status bar: mobile: deviceScreenInfo statusBarSize failed \(its height is 0 in portrait, where this device shows a status bar.*used the model table/,
+    );
+  });
+
+  test("a model the table lacks gets the estimate, noted", async () => {
+    const { device, notes } = await describe_(
+      hiddenAtFirstRead({ name: "iPhone 1[45].*", widthPt: 393, heightPt: 852, statusBarPt: 54 }),
+    );
+    expect(device.insets.top).toBe(162);
+    expect(notes.join("\n")).toMatch(/ios status bar: .*estimated from the screen shape/);
+  });
+
+  test("an iPad without a home button is estimated at 24 pt, not an iPhone's 54", async () => {
+    const { device } = await describe_(
+      hiddenAtFirstRead({
+        name: "iPad Pro 11-inch (M4)",
+        kind: "iPad",
+        widthPt: 834,
+        heightPt: 1210,
+        scale: 2,
+        statusBarPt: 24,
+      }),
+    );
+    expect(device.insets).toMatchObject({ top: 48, bottom: 40 });
+  });
+
+  test("a hidden status bar in landscape on an iPhone stays 0", async () => {
+    const { device } = await describe_(hiddenAtFirstRead({ orientation: "landscape" }));
+    expect(device.insets.top).toBe(0);
   });
 });

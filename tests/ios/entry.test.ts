@@ -5,8 +5,11 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import sharp from "sharp";
 import * as ai from "../../src/ios/index.js";
 import type { LogEntry } from "../../src/core/log.js";
+import { promptHash } from "../../src/core/store/keys.js";
+import { sha256 } from "../../src/core/store/records.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { AppiumDriverDouble, xcuitestScript } from "../support/appium-driver-double.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
@@ -61,3 +64,117 @@ test("the run's target overrides the device's identity; the tap is sent in point
   // The note about the generic name is still in the log, so the runner can see why the target mattered.
   expect(logs[0]?.detail).toMatch(/"iPhone" does not say which model/);
 });
+
+describe("one model, one key: simulator, real device and stores written by older versions", () => {
+  const realIphone15Pro = (productVersion: string) =>
+    xcuitestScript({
+      realDevice: { productType: "iPhone16,1", productVersion, deviceName: "Team phone", hardwareModel: "D83AP" },
+    });
+  const checkout = {
+    found: true as const,
+    box: { x: 300, y: 2100, width: 579, height: 150 },
+    reason: "the checkout button",
+    model: SCRIPTED_MODEL,
+  };
+
+  function configure(mode: "auto" | "replay", channel = new ScriptedChannel({ locate: () => checkout })) {
+    configureAi({ channel, storageDir, mode, resultsDir: false, log: (entry) => logs.push(entry) });
+    return channel;
+  }
+
+  test("a tap learned on the simulator replays on the real phone on another patch release", async () => {
+    configure("auto");
+    expect(await ai.tap(new AppiumDriverDouble(xcuitestScript()), "the checkout button")).toMatchObject({
+      outcome: "learned",
+    });
+    configure("replay", new ScriptedChannel({}));
+    const onPhone = new AppiumDriverDouble(realIphone15Pro("17.5.1"));
+    expect(await ai.tap(onPhone, "the checkout button")).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+    expect(logs.map((l) => l.device)).toEqual(["iphone-15-pro_17.5", "iphone-15-pro_17.5"]);
+  });
+
+  test("values an older version stored under the product type and full OS version are still replayed", async () => {
+    // The layout older versions wrote for a real iPhone 15 Pro on iOS 17.5.1: taps/ios/iphone16-1_17.5.1/...
+    const screen = { width: 1179, height: 2556 };
+    const device = {
+      platform: "ios",
+      model: "iPhone16,1",
+      osVersion: "17.5.1",
+      screen,
+      scale: 3,
+      insets: { top: 162, bottom: 102, left: 0, right: 0 },
+      orientation: "portrait",
+    };
+    const crop = { x: 288, y: 2088, width: 603, height: 174 };
+    const cropPng = await solid(crop);
+    const screenPng = await solid(screen);
+    const at = "2026-01-05T10:00:00.000Z";
+    const tapKey = `taps/ios/iphone16-1_17.5.1/the-checkout-button-${promptHash("the checkout button", undefined)}`;
+    await writePair(tapKey, cropPng, {
+      format: 1,
+      kind: "tap",
+      prompt: "the checkout button",
+      verify: null,
+      device,
+      point: { x: 590, y: 2175 },
+      box: checkout.box,
+      crop,
+      model: SCRIPTED_MODEL,
+      reason: "the checkout button",
+      imageSha256: sha256(cropPng),
+      storedAt: at,
+      createdAt: at,
+    });
+    await writePair("screenshots/ios/cart/iphone16-1_17.5.1", screenPng, {
+      format: 1,
+      kind: "baseline",
+      name: "cart",
+      device,
+      prompt: "the cart",
+      varying: [],
+      model: SCRIPTED_MODEL,
+      reason: "the cart",
+      imageSha256: sha256(screenPng),
+      storedAt: at,
+      createdAt: at,
+    });
+
+    configure("replay", new ScriptedChannel({}));
+    const driver = new AppiumDriverDouble(realIphone15Pro("17.5.1"));
+    expect(await ai.tap(driver, "the checkout button")).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+    expect(await ai.expect(driver).toMatchScreenshot("cart", "the cart")).toMatchObject({ outcome: "matched" });
+    expect(logs.map((l) => l.device)).toEqual(["iphone-15-pro_17.5", "iphone-15-pro_17.5"]);
+    expect(logs[0]?.detail).toMatch(/tap read from taps\/ios\/iphone16-1_17\.5\.1\/the-checkout-button-\w+\.json/);
+    expect(logs[1]?.detail).toMatch(/baseline read from screenshots\/ios\/cart\/iphone16-1_17\.5\.1\.json/);
+    // Replays write nothing: the old files stay where they are.
+    expect(await storedFiles()).toEqual([
+      "screenshots/ios/cart/iphone16-1_17.5.1.json",
+      "screenshots/ios/cart/iphone16-1_17.5.1.png",
+      expect.stringMatching(/^taps\/ios\/iphone16-1_17\.5\.1\/the-checkout-button-\w+\.json$/),
+      expect.stringMatching(/^taps\/ios\/iphone16-1_17\.5\.1\/the-checkout-button-\w+\.png$/),
+    ]);
+  });
+});
+
+function solid({ width, height }: { width: number; height: number }): Promise<Buffer> {
+  // The colour of the double's screenshots (tests/support/appium-driver-double.ts).
+  return sharp({ create: { width, height, channels: 3, background: "#eef2f7" } })
+    .png()
+    .toBuffer();
+}
+
+async function writePair(key: string, png: Buffer, record: object): Promise<void> {
+  const file = path.join(storageDir, "_ai_", ...key.split("/"));
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(`${file}.png`, png);
+  await fs.writeFile(`${file}.json`, JSON.stringify(record, null, 2));
+}
+
+async function storedFiles(): Promise<string[]> {
+  const root = path.join(storageDir, "_ai_");
+  const all = await fs.readdir(root, { recursive: true, withFileTypes: true });
+  return all
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(root, path.join(e.parentPath, e.name)).split(path.sep).join("/"))
+    .sort();
+}

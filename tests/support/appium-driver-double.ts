@@ -13,9 +13,10 @@
  * - `mobile: getDisplayDensity`: appium-uiautomator2-server handler/GetDisplayDensity.java (densityDpi, a number).
  * - `mobile: viewportRect`, `getWindowRect`: appium-uiautomator2-driver lib/commands/viewport.ts
  *   (`{ left: 0, top: statusBar, width, height: windowHeight - statusBar }`; window rect `{ x: 0, y: 0, width, height }`
- *   from `/window/current/size`, UiDevice.getDisplayWidth/Height, which can leave out the navigation bar).
+ *   from the server's window size: see `AndroidProfile.server` for its two generations).
  * - UiAutomator2 session capabilities: appium-uiautomator2-driver lib/driver.ts getDeviceDetails and
- *   lib/uiautomator2-server/session.ts (deviceName = adb device id, deviceUDID, pixelRatio (string, density),
+ *   lib/uiautomator2-server/session.ts (deviceName = adb device id (Espresso too: appium-espresso-driver
+ *   lib/commands/server/startup.ts), `avd` only when the driver launched the emulator, deviceUDID, pixelRatio (string, density),
  *   statBarHeight, viewportRect, deviceApiLevel, platformVersion, deviceManufacturer, deviceModel,
  *   deviceScreenSize, deviceScreenDensity); Appium returns driver capabilities without the `appium:` prefix
  *   (@appium/base-driver protocol.js unpacks createSession as `{ capabilities }`).
@@ -29,6 +30,14 @@
  * - XCUITest `getWindowRect`: WebDriverAgent FBElementCommands.m handleGetWindowRect: the active app's frame in
  *   points, which is smaller than the screen for apps not built for it (appium/appium#16185, #18675).
  * - Unknown execute methods: @appium/base-driver lib/basedriver/commands/execute.js ("Unsupported execute method").
+ * - Espresso actions: espresso-server lib/helpers/w3c/dispatcher/PointerDispatch.kt refuses a pointerMove outside
+ *   (0, 0, displayMetrics.widthPixels, displayMetrics.heightPixels) of the app's context
+ *   (EspressoW3CActionAdapter.kt viewportWidth/Height), and MotionEventBuilder.kt fails injections outside the app
+ *   under test's window; both are MoveTargetOutOfBoundsException, W3C code "move target out of bounds".
+ * - Contexts (`GET /context`, WebdriverIO `getAppiumContext`): `NATIVE_APP` or a web context such as
+ *   `WEBVIEW_com.example.shop` / `CHROMIUM`, answered from the driver's state (appium-uiautomator2-driver
+ *   lib/driver.ts CHROME_NO_PROXY keeps /context and /execute native while other routes go to chromedriver;
+ *   appium-xcuitest-driver lib/commands/context.ts isWebContext).
  */
 import sharp from "sharp";
 import type { AppiumSession } from "../../src/core/adapter-kit.js";
@@ -48,6 +57,12 @@ export interface DoubleScript {
   mobile: Record<string, unknown>;
   /** Replace the screenshot's base64 (non-PNG answers). */
   screenshotBase64?: string;
+  /** The session's current context; `NATIVE_APP` when not set. */
+  context?: string;
+  /** Height in pixels of the status bar drawn in screenshots (a clock in it); none when 0 or unset. */
+  drawnStatusBar?: number;
+  /** Where pointer moves are accepted (Espresso's displayMetrics); others fail with "move target out of bounds". */
+  actionBounds?: Rect;
 }
 
 /** A W3C error as WebdriverIO surfaces it: an Error whose name is the W3C error code. */
@@ -58,11 +73,23 @@ export function w3cError(code: string, message: string): Error {
 }
 
 const pngs = new Map<string, Promise<string>>();
-function solidPng({ width, height }: Size): Promise<string> {
-  const key = `${width}x${height}`;
+/** A plain screen; with `statusBar` > 0, a status bar of that height with a dark "clock" in it, as a phone draws it. */
+function screenPng({ width, height }: Size, statusBar = 0): Promise<string> {
+  const key = `${width}x${height}:${statusBar}`;
   let png = pngs.get(key);
   if (!png) {
+    const clock = { width: Math.min(120, width), height: Math.max(1, Math.round(statusBar / 2)) };
+    const overlay = statusBar
+      ? [
+          {
+            input: { create: { ...clock, channels: 3 as const, background: "#1c1f24" } },
+            left: 0,
+            top: Math.round(statusBar / 4),
+          },
+        ]
+      : [];
     png = sharp({ create: { width, height, channels: 3, background: "#eef2f7" } })
+      .composite(overlay)
       .png({ compressionLevel: 1 })
       .toBuffer()
       .then((b) => b.toString("base64"));
@@ -108,6 +135,11 @@ export class AppiumDriverDouble implements AppiumSession {
     return structuredClone(answer);
   }
 
+  async getAppiumContext(): Promise<string> {
+    this.calls.push("getAppiumContext");
+    return this.script.context ?? "NATIVE_APP";
+  }
+
   async getWindowRect(): Promise<Rect> {
     this.calls.push("getWindowRect");
     if (this.script.windowRect instanceof Error) throw this.script.windowRect;
@@ -116,11 +148,24 @@ export class AppiumDriverDouble implements AppiumSession {
 
   async takeScreenshot(): Promise<string> {
     this.calls.push("takeScreenshot");
-    return this.script.screenshotBase64 ?? solidPng(this.script.screenshot);
+    return this.script.screenshotBase64 ?? screenPng(this.script.screenshot, this.script.drawnStatusBar);
   }
 
   async performActions(actions: object[]): Promise<void> {
     this.calls.push("performActions");
+    const bounds = this.script.actionBounds;
+    for (const move of actions.flatMap((a) => (a as { actions: { type: string; x?: number; y?: number }[] }).actions)) {
+      if (!bounds || move.type !== "pointerMove") continue;
+      const { x = 0, y = 0 } = move;
+      // android.graphics.Rect.contains: the right and bottom edges are outside.
+      if (x < bounds.x || y < bounds.y || x >= bounds.x + bounds.width || y >= bounds.y + bounds.height) {
+        throw w3cError(
+          "move target out of bounds",
+          `The move action target (${x}, ${y}) is out of bounds of the viewport ` +
+            `Rect(${bounds.x}, ${bounds.y} - ${bounds.x + bounds.width}, ${bounds.y + bounds.height})`,
+        );
+      }
+    }
     this.actions.push(structuredClone(actions));
   }
 
@@ -149,11 +194,23 @@ export interface AndroidProfile {
   /** Navigation bar thickness in pixels; 0 for none. */
   navigationBar: number;
   orientation: "portrait" | "landscape";
-  /** `getWindowRect` leaves out the navigation bar (UiDevice.getDisplayHeight on many versions). */
-  windowExcludesNavigationBar: boolean;
+  /**
+   * Which uiautomator2-server answers `getWindowRect` (handler/GetDeviceSize.java): `androidx` (2024 on,
+   * androidx UiDevice.getDisplayWidth/Height(displayId): the whole display, the screenshot's size) or
+   * `legacy` (android.support UiDevice.getDisplayHeight, Display.getSize: leaves out the navigation bar).
+   */
+  server: "androidx" | "legacy";
   /** The driver reports a window this many times smaller than the screenshot (display/compat scaling). */
   windowDownscale: number;
+  /** The adb serial: UiAutomator2 and Espresso put it in `deviceName` and `deviceUDID`. */
   udid: string;
+  /** The AVD the driver launched (capability `avd`, echoed in the session's capabilities). */
+  avd?: string;
+  /**
+   * A full-screen app hides the status bar, yet `getSystemBars` reports it visible: appium-android-driver
+   * lib/commands/system-bars.ts reads `visible` from the StatusBar window's view visibility, which stays VISIBLE.
+   */
+  immersive?: boolean;
 }
 
 export const PIXEL_7: AndroidProfile = {
@@ -168,8 +225,19 @@ export const PIXEL_7: AndroidProfile = {
   statusBar: 118,
   navigationBar: 63,
   orientation: "portrait",
-  windowExcludesNavigationBar: true,
+  server: "androidx",
   windowDownscale: 1,
+  udid: "29211FDH3002LT",
+};
+
+/**
+ * An emulator system image: Build.MODEL is `sdk_gphone64_x86_64` whatever AVD profile it runs
+ * (the profile only sets the screen), and the adb serial is `emulator-<port>`.
+ */
+export const EMULATOR_IMAGE: Partial<AndroidProfile> = {
+  manufacturer: "Google",
+  model: "sdk_gphone64_x86_64",
+  brand: "google",
   udid: "emulator-5554",
 };
 
@@ -202,7 +270,7 @@ export function uiautomator2Script(overrides: Partial<AndroidProfile> = {}): Dou
     width: landscape ? shot.width - p.navigationBar : shot.width,
     height: p.statusBar,
   };
-  const cut = p.windowExcludesNavigationBar ? p.navigationBar : 0;
+  const cut = p.server === "legacy" ? p.navigationBar : 0;
   const window = {
     x: 0,
     y: 0,
@@ -215,6 +283,7 @@ export function uiautomator2Script(overrides: Partial<AndroidProfile> = {}): Dou
     platform: "android",
     driverName: "AndroidUiautomator2Driver",
     screenshot: shot,
+    drawnStatusBar: p.immersive ? 0 : p.statusBar,
     windowRect: window,
     capabilities: {
       platformName: "Android",
@@ -231,6 +300,7 @@ export function uiautomator2Script(overrides: Partial<AndroidProfile> = {}): Dou
       deviceModel: p.model,
       deviceScreenSize: realDisplaySize,
       deviceScreenDensity: p.densityDpi,
+      ...(p.avd && { avd: p.avd }),
     },
     mobile: {
       "mobile: deviceInfo": {
@@ -253,6 +323,27 @@ export function uiautomator2Script(overrides: Partial<AndroidProfile> = {}): Dou
       "mobile: viewportRect": viewportRect,
     },
   };
+}
+
+/**
+ * An Espresso session's answers for a profile: UiAutomator2's device answers (the same Android APIs),
+ * `getWindowRect` from espresso-server lib/helpers/SizeHelpers.kt getCurrentWindowRect (API 30 on: the
+ * window's bounds, the whole display; before: displayMetrics), and actions only inside displayMetrics,
+ * which leave out the navigation bar.
+ */
+export function espressoScript(overrides: Partial<AndroidProfile> = {}): DoubleScript {
+  const p = { ...PIXEL_7, ...overrides };
+  const script = uiautomator2Script({ ...p, server: "androidx" });
+  const landscape = p.orientation === "landscape";
+  script.driverName = "EspressoDriver";
+  script.capabilities.automationName = "Espresso";
+  script.actionBounds = {
+    x: 0,
+    y: 0,
+    width: script.screenshot.width - (landscape ? p.navigationBar : 0),
+    height: script.screenshot.height - (landscape ? 0 : p.navigationBar),
+  };
+  return script;
 }
 
 /** An iOS device as XCUITest / WebDriverAgent reports it. Sizes in points, portrait. */

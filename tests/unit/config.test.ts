@@ -218,6 +218,12 @@ describe("configureAi", () => {
     expect(configError(() => resolveConfig(driver)).message).toMatch(/configureAi's target returned model:/);
   });
 
+  test("osVersionKey is resolved as set; unset means each platform's default", () => {
+    expect(resolveConfig(undefined).osVersionKey).toBeUndefined();
+    configureAi({ osVersionKey: "full" });
+    expect(resolveConfig(undefined).osVersionKey).toBe("full");
+  });
+
   test("a custom store wins over storageDir", () => {
     const store = new FileStore("/somewhere");
     configureAi({ store: store as Store, storageDir: "/ignored" });
@@ -269,6 +275,7 @@ describe("configureAi", () => {
     ["store", { store: { read() {} } }, /store: store must implement read, write, remove, list, lock/],
     ["target", { target: { model: "Pixel", color: "red" } }, /target/],
     ["target", { target: { platform: "windows" } }, /target/],
+    ["osVersionKey", { osVersionKey: "patch" }, /osVersionKey: .*"major"\|"major\.minor"\|"full"/],
     ["log", { log: true }, /log/],
     ["reportArtifact", { reportArtifact: "./out" }, /reportArtifact: reportArtifact must be a function/],
     ["resultsDir", { resultsDir: "" }, /resultsDir: resultsDir must not be empty/],

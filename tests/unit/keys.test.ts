@@ -1,12 +1,19 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import type { DeviceDescription } from "../../src/core/device.js";
 import {
   baselineNameProblem,
   baselineFolder,
   baselineKey,
   deviceSlug,
+  deviceSlugs,
+  keyOnDevice,
+  osVersionInKey,
   promptHash,
   slugify,
   tapKey,
 } from "../../src/core/store/keys.js";
+import { iphone15 as iphone15Profile, PROFILES } from "../../rig/profiles.js";
 
 describe("slugify", () => {
   test.each([
@@ -45,6 +52,57 @@ describe("deviceSlug", () => {
   });
 });
 
+describe("the OS version in keys", () => {
+  test.each([
+    ["17.5.1", "major.minor", "17.5"],
+    ["17.5", "major.minor", "17.5"],
+    ["18", "major.minor", "18.0"],
+    ["18.0", "major.minor", "18.0"],
+    ["8.1.0", "major", "8"],
+    ["14", "major", "14"],
+    ["14 (Beta)", "major", "14"],
+    ["Baklava", "major", "Baklava"],
+    ["17.5.1", "full", "17.5.1"],
+  ] as const)("%p at %p -> %p", (version, precision, inKey) => {
+    expect(osVersionInKey(version, precision)).toBe(inKey);
+  });
+
+  const device: DeviceDescription = {
+    platform: "ios",
+    model: "iPhone 15 Pro",
+    osVersion: "17.5.1",
+    screen: { width: 1179, height: 2556 },
+    scale: 3,
+    insets: { top: 0, bottom: 0, left: 0, right: 0 },
+    orientation: "portrait",
+  };
+
+  test("defaults: major.minor on iOS, major on Android; the full version is a former slug", () => {
+    expect(deviceSlugs(device, undefined, undefined)).toEqual({
+      slug: "iphone-15-pro_17.5",
+      former: ["iphone-15-pro_17.5.1"],
+    });
+    const pixel = { ...device, platform: "android" as const, model: "Google Pixel 7", osVersion: "8.1.0" };
+    expect(deviceSlugs(pixel, undefined, undefined).slug).toBe("google-pixel-7_8");
+  });
+
+  test("the target's version is cut the same way", () => {
+    expect(deviceSlugs(device, { osVersion: "17.6.1" }, undefined).slug).toBe("iphone-15-pro_17.6");
+  });
+
+  test("the rig's phones keep the folders of the committed demo store (storage/_ai_/)", () => {
+    const root = path.join(import.meta.dirname, "..", "..", "storage", "_ai_");
+    const iphone15 = deviceSlugs({ ...device, ...iphone15Profile.target }, undefined, undefined).slug;
+    expect(iphone15).toBe("iphone-15_17.5");
+    expect(existsSync(path.join(root, "taps", "ios", iphone15))).toBe(true);
+    expect(existsSync(path.join(root, "screenshots", "ios", "cart", `${iphone15}.json`))).toBe(true);
+    for (const profile of Object.values(PROFILES)) {
+      const { slug } = deviceSlugs({ ...device, ...profile.target }, undefined, undefined);
+      expect(slug).toBe(deviceSlug(profile.target));
+    }
+  });
+});
+
 describe("promptHash", () => {
   test("is 10 hex digits and stable", () => {
     expect(promptHash("the checkout button", undefined)).toMatch(/^[0-9a-f]{10}$/);
@@ -78,6 +136,15 @@ describe("keys", () => {
     const key = tapKey("ios", "iphone-15-pro_17.5", "the ".repeat(50) + "button", undefined);
     const file = key.split("/").pop()!;
     expect(file.length).toBeLessThanOrEqual(48 + 1 + 10);
+  });
+
+  test("keyOnDevice swaps the device slug of a tap or baseline key, whatever the name", () => {
+    expect(keyOnDevice("taps/ios/iphone-15-pro_17.5/buy-0123456789", "iphone16-1_17.5.1")).toBe(
+      "taps/ios/iphone16-1_17.5.1/buy-0123456789",
+    );
+    expect(keyOnDevice("screenshots/ios/iphone-15-pro_17.5/iphone-15-pro_17.5", "iphone16-1_17.5.1")).toBe(
+      "screenshots/ios/iphone-15-pro_17.5/iphone16-1_17.5.1",
+    );
   });
 
   test("a baseline key follows screenshots/<platform>/<name>/<device>", () => {

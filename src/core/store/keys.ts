@@ -1,6 +1,13 @@
 /** Slugs and keys of the storage layout (docs/design.md section 6). */
 import { createHash } from "node:crypto";
-import type { DeviceDescription, Platform } from "../device.js";
+import {
+  applyTarget,
+  type DescribedDevice,
+  type DeviceDescription,
+  type OsVersionKey,
+  type Platform,
+  type Target,
+} from "../device.js";
 
 /** Lowercase ASCII words joined by `-`, at most `max` characters: `"Cart Page!"` -> `cart-page`. */
 export function slugify(text: string, max = 60): string {
@@ -13,20 +20,69 @@ export function slugify(text: string, max = 60): string {
   return slug.slice(0, max).replace(/-+$/, "") || "x";
 }
 
+/** The OS version part of store keys on each platform unless the target says otherwise (docs/storage.md). */
+export const DEFAULT_OS_VERSION_KEY: Record<Platform, OsVersionKey> = { ios: "major.minor", android: "major" };
+
 /**
- * `google-pixel-7_14`, `iphone-15-pro_17.5`: model slug and OS version. A landscape screen gets
- * `_landscape` (`google-pixel-7_14_landscape`): its layout differs, so its taps and baselines are
- * stored apart instead of replacing the portrait ones on every rotation.
+ * The OS version as store keys use it: `17.5.1` -> `17.5` for `major.minor`, `8.1.0` -> `8` for
+ * `major`. A version that does not start with a number (`Baklava`) is kept whole.
  */
-export function deviceSlug(
-  device: Pick<DeviceDescription, "model" | "osVersion"> & { orientation?: DeviceDescription["orientation"] },
-): string {
+export function osVersionInKey(osVersion: string, precision: OsVersionKey): string {
+  const numbers = /^\s*(\d+)(?:\.(\d+))?/.exec(osVersion);
+  if (precision === "full" || !numbers) return osVersion;
+  return precision === "major" ? numbers[1]! : `${numbers[1]}.${numbers[2] ?? "0"}`;
+}
+
+/** What a device slug is made of. */
+export type SlugParts = Pick<DeviceDescription, "model" | "osVersion"> & {
+  orientation?: DeviceDescription["orientation"];
+};
+
+/**
+ * `google-pixel-7_14`, `iphone-15-pro_17.5`: model slug and OS version, cut to `precision` (the
+ * full version when not given). A landscape screen gets `_landscape` (`google-pixel-7_14_landscape`):
+ * its layout differs, so its taps and baselines are stored apart instead of replacing the portrait
+ * ones on every rotation.
+ */
+export function deviceSlug(device: SlugParts, precision: OsVersionKey = "full"): string {
   const os =
-    device.osVersion
+    osVersionInKey(device.osVersion, precision)
       .toLowerCase()
       .replace(/[^a-z0-9.]+/g, "-")
       .replace(/^-+|-+$/g, "") || "x";
   return `${slugify(device.model)}_${os}${device.orientation === "landscape" ? "_landscape" : ""}`;
+}
+
+/** The device slug of a call and the slugs older tapshot versions gave the same device. */
+export interface DeviceSlugs {
+  slug: string;
+  /** Slugs under which values may already be stored: read when nothing is stored under `slug`. */
+  former: string[];
+}
+
+/**
+ * The slug of a described device with the run's target applied, and its former slugs: older
+ * versions keyed the full OS version and, on real iPhones and iPads, the product type
+ * (`iphone16-1_17.5.1`). A target's model replaces the adapter's former models.
+ */
+export function deviceSlugs(
+  device: DescribedDevice,
+  target: Target | undefined,
+  precision: OsVersionKey | undefined,
+): DeviceSlugs {
+  const targeted = applyTarget(device, target);
+  const slug = deviceSlug(targeted, precision ?? DEFAULT_OS_VERSION_KEY[targeted.platform]);
+  const models = [targeted.model, ...(target?.model ? [] : (device.identity?.formerModels ?? []))];
+  const former = [...new Set(models.map((model) => deviceSlug({ ...targeted, model })))].filter((s) => s !== slug);
+  return { slug, former };
+}
+
+/** `key` (a tap or baseline key) with its device slug replaced by `device`. */
+export function keyOnDevice(key: string, device: string): string {
+  const parts = key.split("/");
+  // taps/<platform>/<device>/<file>, screenshots/<platform>/<name>/<device>
+  parts[parts[0] === "taps" ? 2 : 3] = device;
+  return parts.join("/");
 }
 
 /** Ten hex digits of SHA-256 over the exact prompt and verify text: a stored tap belongs to both. */
