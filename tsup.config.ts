@@ -9,6 +9,7 @@ export default defineConfig([
       "providers/index": "src/providers/index.ts",
       "adapter/index": "src/adapter/index.ts",
       "images/index": "src/images/index.ts",
+      "s3/index": "src/s3/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

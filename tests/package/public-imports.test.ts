@@ -51,6 +51,7 @@ test("the entries are what package.json exports", () => {
       "tapshot/runner",
       "tapshot/providers",
       "tapshot/adapter",
+      "tapshot/s3",
     ]),
   );
 });
