@@ -4,6 +4,7 @@
  * because s3rver ignores `If-None-Match` and `If-Match` on writes. The replica serialises every write
  * and delete of one key, checks the request's conditions against the object s3rver holds, and either
  * answers as S3 answers a failed precondition or forwards the request unchanged (signature intact).
+ * Reads of a key wait for its writes, since S3's writes are atomic and s3rver writes its files in place.
  * Each rule cites the AWS documentation of the behaviour it copies.
  */
 import http from "node:http";
