@@ -5,7 +5,7 @@ const config: Config = {
   extensionsToTreatAsEsm: [".ts"],
   moduleNameMapper: {
     // Demo, bench, rig and examples import tapshot as users do; in tests that is the entry's source.
-    "^tapshot/(android|ios|runner|providers|adapter|images|wdio)$": "<rootDir>/src/$1/index.ts",
+    "^tapshot/(android|ios|runner|providers|adapter|images|wdio|s3)$": "<rootDir>/src/$1/index.ts",
     "^(\\.{1,2}/.*)\\.js$": "$1",
   },
   transform: {

@@ -10,6 +10,7 @@ export default defineConfig([
       "adapter/index": "src/adapter/index.ts",
       "images/index": "src/images/index.ts",
       "wdio/index": "src/wdio/index.ts",
+      "s3/index": "src/s3/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

@@ -12,6 +12,8 @@ import { runList } from "./list.js";
 import { runShow } from "./show.js";
 import { runPrune } from "./prune.js";
 import { runReport } from "./report/index.js";
+import { openS3Store, openStore } from "./store.js";
+import { runSync } from "./sync.js";
 import { readRuns } from "./runs.js";
 import {
   collect,
@@ -44,6 +46,7 @@ interface FilterFlags {
 function withCommon(command: Command, json = true): Command {
   command
     .option("--storage <dir>", "storage root holding _ai_/ (default: $TAPSHOT_STORAGE_DIR or ./storage)")
+    .option("--store <s3-url>", "a bucket holding _ai_/ instead, e.g. s3://team-tapshot/storage (docs/device-farms.md)")
     .option("--results <dir>", "run results folder (default: $TAPSHOT_RESULTS_DIR or ./tapshot-results)");
   if (json) command.option("--json", "print JSON on stdout, for scripts");
   return command;
@@ -57,6 +60,13 @@ function withFilters(command: Command): Command {
 }
 
 function common(options: Partial<CommonOptions>): CommonOptions {
+  if (options.store)
+    return {
+      storage: "",
+      store: options.store,
+      results: options.results ?? defaultResultsDir(),
+      ...(options.json ? { json: true } : {}),
+    };
   return {
     storage: existingStorageDir(options.storage ?? defaultStorageDir()),
     results: options.results ?? defaultResultsDir(),
@@ -65,7 +75,7 @@ function common(options: Partial<CommonOptions>): CommonOptions {
 }
 
 async function modelOf(options: CommonOptions) {
-  return readStoreModel(options.storage, await readRuns(options.results));
+  return readStoreModel(await openStore(options), await readRuns(options.results));
 }
 
 /** The program; `exit` receives the exit code of a subcommand. */
@@ -110,7 +120,34 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option("--run <id>", "show this run folder instead of the last run (repeatable)", collect)
     .action(async (flags: Partial<CommonOptions> & { out?: string; run?: string[] }) => {
       const options = common(flags);
+      if (options.store) {
+        throw new UsageError(
+          `report copies the stored images from a folder: run "tapshot pull --from ${options.store}" first, then report on the folder.`,
+        );
+      }
       exit(await runReport({ ...flags, ...options }));
+    });
+
+  program
+    .command("pull")
+    .description("copy records a bucket has and the storage folder lacks into the folder, to review and commit")
+    .requiredOption("--from <s3-url>", "the bucket, e.g. s3://team-tapshot/storage")
+    .option("--storage <dir>", "storage root holding _ai_/ (default: $TAPSHOT_STORAGE_DIR or ./storage)")
+    .option("--json", "print JSON on stdout, for scripts")
+    .action(async (flags: { from: string; storage?: string; json?: boolean }) => {
+      const bucket = openS3Store(flags.from);
+      exit(await runSync(bucket, await openStore({ storage: flags.storage }), flags));
+    });
+
+  program
+    .command("push")
+    .description("copy records the storage folder has and a bucket lacks into the bucket (seed it from git)")
+    .requiredOption("--to <s3-url>", "the bucket, e.g. s3://team-tapshot/storage")
+    .option("--storage <dir>", "storage root holding _ai_/ (default: $TAPSHOT_STORAGE_DIR or ./storage)")
+    .option("--json", "print JSON on stdout, for scripts")
+    .action(async (flags: { to: string; storage?: string; json?: boolean }) => {
+      const bucket = openS3Store(flags.to);
+      exit(await runSync(await openStore({ storage: flags.storage }), bucket, flags));
     });
 
   return program;

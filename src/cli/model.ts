@@ -6,6 +6,7 @@ import path from "node:path";
 import type { Platform } from "../core/device.js";
 import { PlatformSchema } from "../core/device.js";
 import { FileStore } from "../core/store/file-store.js";
+import type { Store } from "../core/store/store.js";
 import {
   BaselineRecordSchema,
   readRecord,
@@ -16,7 +17,7 @@ import {
 import { indexCalls, lastUsed } from "./usage.js";
 import type { Run } from "./runs.js";
 
-/** Files of one record, absolute paths. */
+/** Files of one record: absolute paths, or `s3://` URLs in a bucket. */
 export interface RecordFiles {
   json: string;
   image: string;
@@ -68,8 +69,9 @@ export interface InvalidEntry {
 
 /** Everything under `<storage>/_ai_/`. */
 export interface StoreModel {
-  storageDir: string;
-  /** The `_ai_` folder. */
+  /** The store the records were read from. */
+  store: Store;
+  /** The `_ai_` folder (or its URL in a bucket). */
   root: string;
   taps: TapEntry[];
   baselines: BaselineEntry[];
@@ -78,21 +80,25 @@ export interface StoreModel {
 
 const IMAGE_SUFFIXES = [".previous.png", ".png"];
 
-/** Read every record under `<storageDir>/_ai_/`; `runs` supply recorded use beside file mtimes. */
-export async function readStoreModel(storageDir: string, runs: Run[] = []): Promise<StoreModel> {
-  const store = new FileStore(storageDir);
-  const scan = await store.scan("");
+/**
+ * Read every record under the store's `_ai_/` (a storage folder's path is a FileStore); `runs` supply
+ * recorded use beside modification times.
+ */
+export async function readStoreModel(source: Store | string, runs: Run[] = []): Promise<StoreModel> {
+  const store = typeof source === "string" ? new FileStore(source) : source;
+  const scan = store instanceof FileStore ? await store.scan("") : { keys: await store.list(""), skipped: [] };
   const keys = scan.keys;
   const calls = indexCalls(runs);
+  const root = store instanceof FileStore ? store.root : store.location;
   const model: StoreModel = {
-    storageDir: path.resolve(storageDir),
-    root: store.root,
+    store,
+    root,
     taps: [],
     baselines: [],
     // Links below _ai_/ are never followed: they are shown as invalid, so prune never reaches through them.
     invalid: [...scan.skipped],
   };
-  const file = (key: string) => path.join(store.root, ...key.split("/"));
+  const file = (key: string) => (store instanceof FileStore ? path.join(root, ...key.split("/")) : `${root}/${key}`);
   const recordKeys = new Set(keys.filter((k) => k.endsWith(".json")).map((k) => k.slice(0, -".json".length)));
 
   for (const key of recordKeys) {

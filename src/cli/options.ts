@@ -9,6 +9,8 @@ import { UsageError } from "./exit.js";
 export interface CommonOptions {
   /** Storage root holding `_ai_/`. */
   storage: string;
+  /** A bucket holding `_ai_/` (`s3://bucket/prefix`), used instead of `storage`. */
+  store?: string;
   /** Results folder holding one folder per run. */
   results: string;
   json?: boolean;

@@ -6,6 +6,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { FileStore, STALE_TEMP_MS } from "../core/store/file-store.js";
+import type { Store } from "../core/store/store.js";
 import { age, printJson, printLines, table } from "./format.js";
 import { allEntries, type StoreEntry, type StoreModel } from "./model.js";
 import { matchesFilter, type EntryFilter } from "./select.js";
@@ -48,7 +49,7 @@ export function selectForPrune(model: StoreModel, options: PruneOptions): StoreE
 
 export async function runPrune(model: StoreModel, options: PruneOptions): Promise<number> {
   const selected = selectForPrune(model, options);
-  const store = new FileStore(model.storageDir);
+  const store = model.store;
   const results: Pruned[] = [];
   for (const entry of selected) {
     const files = [
@@ -114,7 +115,9 @@ export async function runPrune(model: StoreModel, options: PruneOptions): Promis
   return failed.length || sweep.error ? EXIT.failure : EXIT.ok;
 }
 
-async function sweepTemp(store: FileStore, dryRun: boolean): Promise<{ removed: string[]; error?: string }> {
+async function sweepTemp(store: Store, dryRun: boolean): Promise<{ removed: string[]; error?: string }> {
+  // A bucket has no temp files: an upload is stored whole or not at all.
+  if (!(store instanceof FileStore)) return { removed: [] };
   try {
     return { removed: await store.sweepTemp({ dryRun }) };
   } catch (error) {
@@ -122,7 +125,7 @@ async function sweepTemp(store: FileStore, dryRun: boolean): Promise<{ removed: 
   }
 }
 
-async function removeRecord(store: FileStore, entry: StoreEntry): Promise<void> {
+async function removeRecord(store: Store, entry: StoreEntry): Promise<void> {
   // The key's lock: a run that is learning or healing this record right now finishes first.
   const release = await store.lock(entry.key, { deadline: Date.now() + LOCK_WAIT_MS });
   try {
@@ -137,7 +140,7 @@ async function removeRecord(store: FileStore, entry: StoreEntry): Promise<void> 
   } finally {
     await release();
   }
-  await removeEmptyFolders(store.root, path.dirname(entry.files.json));
+  if (store instanceof FileStore) await removeEmptyFolders(store.root, path.dirname(entry.files.json));
 }
 
 /** Remove `dir` and its parents up to (not including) `root` while they are empty. */

@@ -48,5 +48,6 @@ export type { LogEntry, Outcome } from "../core/log.js";
 export type { Artifact, ArtifactReporter } from "../core/artifacts.js";
 export type { Target, OsVersionKey, DeviceDescription, Platform, Insets, Point } from "../core/device.js";
 export type { Store, Release, WriteOptions, LockOptions } from "../core/store/store.js";
+export { layeredStore, LayeredStore, type LayeredStoreOptions } from "../core/store/layered-store.js";
 export { FileStore } from "../core/store/file-store.js";
 export * from "../core/errors.js";

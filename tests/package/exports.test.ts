@@ -18,6 +18,7 @@ const ENTRIES = [
   "tapshot/adapter",
   "tapshot/images",
   "tapshot/wdio",
+  "tapshot/s3",
 ];
 
 const built = existsSync(join(ROOT, "dist", "runner", "index.cjs"));
@@ -46,12 +47,14 @@ maybe.each(ENTRIES)("%s loads from CommonJS and ESM with the same exports", asyn
   if (entry.endsWith("images")) expect(names).toEqual(expect.arrayContaining(["compare", "decode", "systemBarMasks"]));
   if (entry.endsWith("wdio"))
     expect(names).toEqual(expect.arrayContaining(["TapshotService", "addAiCommands", "aiMatchers", "TapshotError"]));
+  if (entry.endsWith("s3")) expect(names).toEqual(expect.arrayContaining(["s3Store", "S3Store"]));
+  if (entry.endsWith("runner")) expect(names).toEqual(expect.arrayContaining(["layeredStore"]));
   if (entry.endsWith("providers"))
     expect(names).toEqual(expect.arrayContaining(["gemini", "openai", "azureOpenai", "ocr"]));
 });
 
 maybe("every entry ships its .d.ts and .d.cts types", () => {
-  for (const dir of ["android", "ios", "runner", "providers", "adapter", "images", "wdio"]) {
+  for (const dir of ["android", "ios", "runner", "providers", "adapter", "images", "wdio", "s3"]) {
     expect(existsSync(join(ROOT, "dist", dir, "index.d.ts"))).toBe(true);
     expect(existsSync(join(ROOT, "dist", dir, "index.d.cts"))).toBe(true);
   }

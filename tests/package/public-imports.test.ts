@@ -52,6 +52,7 @@ test("the entries are what package.json exports", () => {
       "tapshot/providers",
       "tapshot/adapter",
       "tapshot/wdio",
+      "tapshot/s3",
     ]),
   );
 });

@@ -4,6 +4,7 @@ import path from "node:path";
 import lockfile from "proper-lockfile";
 import { AbortedError, StoreError, TimeoutError } from "../errors.js";
 import { sleep } from "../deadline.js";
+import { lockKey, storeKeyParts } from "./keys.js";
 import type { LockOptions, Release, Store, WriteOptions } from "./store.js";
 
 const LOCK_POLL_MS = 50;
@@ -82,11 +83,7 @@ export class FileStore implements Store {
   }
 
   private pathOf(key: string): string {
-    const parts = key.split("/");
-    if (!key || parts.some((p) => p === "" || p === "." || p === "..")) {
-      throw new StoreError(`Invalid store key "${key}": use a relative path without "." or ".." segments.`);
-    }
-    return path.join(this.root, ...parts);
+    return path.join(this.root, ...storeKeyParts(key));
   }
 
   /**
@@ -249,7 +246,7 @@ export class FileStore implements Store {
   }
 
   async lock(key: string, { deadline, signal }: LockOptions): Promise<Release> {
-    const lockPath = await this.checkedPath(`.locks/${key.replace(/\//g, "~")}.lock`);
+    const lockPath = await this.checkedPath(lockKey(key));
     await fs.mkdir(path.dirname(lockPath), { recursive: true }).catch((error: unknown) => {
       throw this.lockFailure(key, lockPath, error);
     });

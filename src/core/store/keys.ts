@@ -8,6 +8,7 @@ import {
   type Platform,
   type Target,
 } from "../device.js";
+import { StoreError } from "../errors.js";
 
 /** Lowercase ASCII words joined by `-`, at most `max` characters: `"Cart Page!"` -> `cart-page`. */
 export function slugify(text: string, max = 60): string {
@@ -138,4 +139,18 @@ export function baselineNameProblem(name: string): string | undefined {
 export function suggestBaselineName(name: string): string {
   const slug = slugify(name);
   return baselineNameProblem(slug) ? `${slug}-screen` : slug;
+}
+
+/** The `/`-separated parts of a store key; a StoreError for an empty key or one with `.`/`..`/empty segments. */
+export function storeKeyParts(key: string): string[] {
+  const parts = key.split("/");
+  if (!key || parts.some((p) => p === "" || p === "." || p === "..")) {
+    throw new StoreError(`Invalid store key "${key}": use a relative path without "." or ".." segments.`);
+  }
+  return parts;
+}
+
+/** Where a store keeps the lock of `key`: one flat name per key under `.locks/`, never listed as a value. */
+export function lockKey(key: string): string {
+  return `.locks/${key.replace(/\//g, "~")}.lock`;
 }

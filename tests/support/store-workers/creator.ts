@@ -1,15 +1,15 @@
 /**
- * `creator.ts <storageDir> <writerId> <keys>`: after "go", try to create `create/0` ..
+ * `creator.ts <store> <writerId> <keys>`: after "go", try to create `create/0` ..
  * `create/<keys-1>` with `ifAbsent`. Reports the keys this worker won.
  */
-import { FileStore } from "../../../src/core/store/file-store.js";
+import { openStore } from "./open-store.js";
 import { makeValue } from "./values.js";
 import { args, ready, report } from "./worker-io.js";
 
-const [storageDir, writerText, keysText] = args;
+const [spec, writerText, keysText] = args;
 const writer = Number(writerText);
 const keys = Number(keysText);
-const store = new FileStore(storageDir!);
+const store = openStore(spec!);
 
 await ready();
 const won: number[] = [];

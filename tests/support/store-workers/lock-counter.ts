@@ -1,20 +1,19 @@
 /**
- * `lock-counter.ts <storageDir> <workerId> <iterations>`: after "go", `iterations` times: take
+ * `lock-counter.ts <store> <workerId> <iterations>`: after "go", `iterations` times: take
  * the lock `counter`, read the counter, wait a little, write it plus one, release.
- * Inside the critical section it also holds `<storageDir>/inside` created with O_EXCL, so two
+ * Inside the critical section it also holds a marker file (`markerFile` in open-store.ts) created with O_EXCL, so two
  * holders at once show up as a violation without comparing clocks. Reports its critical sections
  * as [enter, exit] in CLOCK_MONOTONIC nanoseconds (one clock for every process on the machine).
  */
 import { promises as fs } from "node:fs";
-import path from "node:path";
-import { FileStore } from "../../../src/core/store/file-store.js";
+import { markerFile, openStore } from "./open-store.js";
 import { args, ready, report } from "./worker-io.js";
 
-const [storageDir, workerText, iterationsText] = args;
+const [spec, workerText, iterationsText] = args;
 const worker = Number(workerText);
 const iterations = Number(iterationsText);
-const store = new FileStore(storageDir!);
-const inside = path.join(storageDir!, "inside");
+const store = openStore(spec!);
+const inside = markerFile(spec!);
 
 await ready();
 const sections: [string, string][] = [];

@@ -1,12 +1,12 @@
 /**
- * `lock-holder.ts <storageDir> <key> <holdMs>`: take the lock `key`, print "locked", hold it
+ * `lock-holder.ts <store> <key> <holdMs>`: take the lock `key`, print "locked", hold it
  * for `holdMs` (or until killed), release, print "released".
  */
-import { FileStore } from "../../../src/core/store/file-store.js";
+import { openStore } from "./open-store.js";
 import { args } from "./worker-io.js";
 
-const [storageDir, key, holdText] = args;
-const store = new FileStore(storageDir!);
+const [spec, key, holdText] = args;
+const store = openStore(spec!);
 
 const release = await store.lock(key!, { deadline: Date.now() + 60_000 });
 process.stdout.write("locked\n");

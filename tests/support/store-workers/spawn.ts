@@ -1,6 +1,6 @@
 /**
  * Start store workers as real child Node processes (`node --import tsx <script>`), each
- * importing the real FileStore from src, and talk to them over stdin/stdout.
+ * importing the real stores from src (open-store.ts), and talk to them over stdin/stdout.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";

@@ -1,0 +1,73 @@
+/**
+ * `tapshot pull` and `tapshot push`: copy records between a bucket and the storage folder
+ * (docs/device-farms.md). A record is copied only where it is missing: images first, then the
+ * JSON written if absent (the commit point), so a copy cut short leaves no record. Records that
+ * differ on both sides are listed and left alone, for a person to decide.
+ */
+import type { Store } from "../core/store/store.js";
+import { printJson, printLines, table } from "./format.js";
+import { EXIT } from "./exit.js";
+
+/** What a copy did with one record. */
+interface Copied {
+  key: string;
+  outcome: "copied" | "same" | "differs";
+}
+
+/** The record keys (without `.json`) of stored taps and baselines. */
+async function recordKeys(store: Store): Promise<string[]> {
+  const keys = [...(await store.list("taps")), ...(await store.list("screenshots"))];
+  return keys.filter((k) => k.endsWith(".json")).map((k) => k.slice(0, -".json".length));
+}
+
+async function copyRecord(from: Store, to: Store, key: string): Promise<Copied["outcome"]> {
+  const json = await from.read(`${key}.json`);
+  if (!json) return "same"; // removed while copying
+  const present = await to.read(`${key}.json`);
+  if (present) return present.equals(json) ? "same" : "differs";
+  for (const image of [`${key}.previous.png`, `${key}.png`]) {
+    const data = await from.read(image);
+    if (data) await to.write(image, data);
+  }
+  return (await to.write(`${key}.json`, json, { ifAbsent: true })) ? "copied" : "differs";
+}
+
+/** Copy every record `from` has and `to` lacks; exit code 0 unless a copy failed. */
+export async function runSync(from: Store, to: Store, options: { json?: boolean } = {}): Promise<number> {
+  const results: Copied[] = [];
+  for (const key of await recordKeys(from)) results.push({ key, outcome: await copyRecord(from, to, key) });
+  const copied = results.filter((r) => r.outcome === "copied");
+  const differs = results.filter((r) => r.outcome === "differs");
+  if (options.json) {
+    printJson({
+      from: from.location,
+      to: to.location,
+      copied: copied.map((r) => r.key),
+      differs: differs.map((r) => r.key),
+    });
+    return EXIT.ok;
+  }
+  const lines = [
+    `Copied ${copied.length} record${copied.length === 1 ? "" : "s"} from ${from.location} to ${to.location}` +
+      ` (${results.length - copied.length - differs.length} already there).`,
+  ];
+  if (copied.length)
+    lines.push(
+      ...table(
+        ["COPIED"],
+        copied.map((r) => [r.key]),
+      ),
+    );
+  if (differs.length) {
+    lines.push(
+      `${differs.length} record${differs.length === 1 ? " differs" : "s differ"} in both places and ${differs.length === 1 ? "was" : "were"} left alone` +
+        ` (review with tapshot show, then remove the one to drop and copy again):`,
+      ...table(
+        ["DIFFERS"],
+        differs.map((r) => [r.key]),
+      ),
+    );
+  }
+  printLines(lines);
+  return EXIT.ok;
+}

@@ -1,0 +1,113 @@
+/**
+ * Locks in a bucket as lease objects (docs/device-farms.md): created with `If-None-Match: *`,
+ * refreshed with `If-Match` on the holder's ETag, taken over with `If-Match` on the ETag a
+ * waiter saw unchanged for the stale time, released with a conditional DeleteObject.
+ * Staleness is judged on the waiter's own clock (how long one ETag stayed the same), so the
+ * machines' clocks need not agree with each other or with the service.
+ */
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+import { performance } from "node:perf_hooks";
+import { AbortedError, TimeoutError } from "../errors.js";
+import { sleep } from "../deadline.js";
+import { PRECONDITION_FAILED, type S3Objects } from "./s3-objects.js";
+import type { LockOptions, Release } from "./store.js";
+
+/** A lease whose ETag stayed the same this long was abandoned by its holder (as the file store's 10 s). */
+export const LEASE_STALE_MS = 10_000;
+/** The holder rewrites its lease this often, well inside the stale time. */
+const LEASE_REFRESH_MS = LEASE_STALE_MS / 4;
+/** How often a waiter looks at the lease again: one HEAD request each time. */
+const LEASE_POLL_MS = 200;
+
+/** How a lease is released: `conditional` deletes only the holder's own ETag (the services that support it). */
+export type LeaseRelease = "conditional" | "compare-then-delete";
+
+/** The signal's own reason when it is tapshot's (a deadline is a timeout, not an abort), else an abort. */
+function aborted(signal: AbortSignal, key: string): Error {
+  if (signal.reason instanceof TimeoutError || signal.reason instanceof AbortedError) return signal.reason;
+  return new AbortedError(`Aborted while waiting for the lock on ${key}.`, { cause: signal.reason });
+}
+
+/**
+ * The lease body. Every write of it differs (the refresh count and time), because an unchanged body
+ * would get an unchanged ETag (S3's ETag of a single-part upload is its MD5), and waiters would take a
+ * lease that is being refreshed for an abandoned one.
+ */
+function leaseBody(owner: string, refresh: number): Buffer {
+  return Buffer.from(
+    JSON.stringify({ owner, host: os.hostname(), pid: process.pid, refresh, at: new Date().toISOString() }) + "\n",
+  );
+}
+
+/** Take the lease `object` for the store key `key`. */
+export async function takeLease(
+  objects: S3Objects,
+  object: string,
+  key: string,
+  release: LeaseRelease,
+  { deadline, signal }: LockOptions,
+): Promise<Release> {
+  const owner = randomUUID();
+  let seen: { etag: string; since: number } | undefined;
+  for (;;) {
+    if (signal?.aborted) throw aborted(signal, key);
+    const created = await objects.put(object, leaseBody(owner, 0), { ifNoneMatch: "*" }, signal);
+    if (created !== PRECONDITION_FAILED) return hold(objects, object, owner, created, release);
+    const current = await objects.head(object, signal);
+    if (current) {
+      const now = performance.now();
+      if (seen?.etag !== current.etag) {
+        seen = { etag: current.etag, since: now };
+      } else if (now - seen.since >= LEASE_STALE_MS) {
+        // Only one waiter's If-Match on the stale ETag succeeds; the others see the new ETag and wait again.
+        const taken = await objects.put(object, leaseBody(owner, 0), { ifMatch: current.etag }, signal);
+        if (taken !== PRECONDITION_FAILED) return hold(objects, object, owner, taken, release);
+        seen = undefined;
+      }
+    }
+    if (Date.now() >= deadline) {
+      throw new TimeoutError(
+        `Timed out waiting for another run to finish learning ${key} (lease ${objects.url(object)}). ` +
+          `If no run is active, the lease is stale and is taken over after ${LEASE_STALE_MS / 1000} s without a refresh.`,
+      );
+    }
+    if (current) await sleep(LEASE_POLL_MS, signal);
+  }
+}
+
+/** Keep the lease fresh until released. A lease lost to a takeover (the holder stalled) is not refreshed again. */
+function hold(objects: S3Objects, object: string, owner: string, etag: string, release: LeaseRelease): Release {
+  let current: string | null = etag;
+  let refreshes = 0;
+  let refreshing: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    refreshing = refreshing.then(async () => {
+      if (current === null) return;
+      const next = await objects
+        .put(object, leaseBody(owner, ++refreshes), { ifMatch: current })
+        .catch(() => current ?? PRECONDITION_FAILED); // a failed refresh is tried again at the next tick
+      // Taken over: only "learn once" weakens, since every write of a value is still conditional or atomic.
+      current = next === PRECONDITION_FAILED ? null : next;
+    });
+  }, LEASE_REFRESH_MS);
+  timer.unref();
+  let released: Promise<void> | undefined;
+  return () => {
+    released ??= (async () => {
+      clearInterval(timer);
+      await refreshing;
+      const mine = current;
+      current = null;
+      if (mine === null) return;
+      if (release === "conditional") {
+        await objects.delete(object, { ifMatch: mine }).catch(() => undefined);
+        return;
+      }
+      // Without conditional deletes: a takeover between this HEAD and the DELETE loses the taker's lease.
+      const now = await objects.head(object).catch(() => null);
+      if (now?.etag === mine) await objects.delete(object).catch(() => undefined);
+    })();
+    return released;
+  };
+}

@@ -1,0 +1,208 @@
+/**
+ * The few S3 operations the S3 store needs, on the AWS SDK for JavaScript v3, with S3's
+ * answers turned into values: a missing object is `null`, a failed precondition is
+ * {@link PRECONDITION_FAILED}. Everything else is a StoreError naming the object.
+ * The SDK is an optional peer dependency, imported the first time a bucket is used
+ * (docs/device-farms.md).
+ */
+import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
+import { ConfigError, StoreError } from "../errors.js";
+
+type Sdk = typeof import("@aws-sdk/client-s3");
+
+let sdk: Promise<Sdk> | undefined;
+
+/** The SDK module, imported once; a ConfigError saying how to install it when it is missing. */
+export function loadSdk(): Promise<Sdk> {
+  sdk ??= import("@aws-sdk/client-s3").catch((error: unknown) => {
+    sdk = undefined;
+    throw new ConfigError(
+      "s3Store needs the AWS SDK for JavaScript v3, which is an optional peer dependency of tapshot: " +
+        "run `npm install --save-dev @aws-sdk/client-s3` in your project.",
+      { cause: error },
+    );
+  });
+  return sdk;
+}
+
+/** Returned instead of throwing when S3 answers 412 Precondition Failed. */
+export const PRECONDITION_FAILED = Symbol("precondition failed");
+
+/** What S3 says about a stored object. */
+export interface ObjectVersion {
+  etag: string;
+  lastModified: Date;
+}
+
+/** Conditions of a write, sent as the `If-None-Match` / `If-Match` headers. */
+export interface PutCondition {
+  ifNoneMatch?: "*";
+  ifMatch?: string;
+}
+
+/** How often a write that met a concurrent conditional write (409) is sent again. */
+const CONFLICT_RETRIES = 5;
+
+function statusOf(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+}
+
+function nameOf(error: unknown): string {
+  return (error as { name?: string } | undefined)?.name ?? "";
+}
+
+/** Objects of one bucket, addressed by full object key. */
+export class S3Objects {
+  private client: Promise<S3Client>;
+
+  constructor(
+    readonly bucket: string,
+    client: S3Client | S3ClientConfig,
+  ) {
+    this.client = isClient(client) ? Promise.resolve(client) : loadSdk().then((m) => new m.S3Client(client));
+  }
+
+  /** `s3://bucket/key`, for messages. */
+  url(key: string): string {
+    return `s3://${this.bucket}/${key}`;
+  }
+
+  private failure(action: string, key: string, error: unknown): StoreError {
+    if (error instanceof StoreError || error instanceof ConfigError) return error as StoreError;
+    const status = statusOf(error);
+    const name = nameOf(error) || "error";
+    let hint = "";
+    if (status === 403) {
+      hint =
+        " Check that the credentials allow this action on the bucket (docs/device-farms.md lists the permissions).";
+    } else if (status === 301 || nameOf(error) === "PermanentRedirect") {
+      hint = " The bucket is in another region: pass its region.";
+    } else if (nameOf(error) === "NoSuchBucket") {
+      hint = " Check the bucket name, or create the bucket.";
+    }
+    return new StoreError(
+      `Could not ${action} ${this.url(key)}: ${name}${status ? ` (HTTP ${status})` : ""}: ${(error as Error).message}.${hint}`,
+      { cause: error },
+    );
+  }
+
+  async get(key: string, signal?: AbortSignal): Promise<{ body: Buffer; version: ObjectVersion } | null> {
+    const { GetObjectCommand } = await loadSdk();
+    try {
+      const out = await (
+        await this.client
+      ).send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: signal });
+      const body = Buffer.from(await out.Body!.transformToByteArray());
+      return { body, version: { etag: out.ETag ?? "", lastModified: out.LastModified ?? new Date(0) } };
+    } catch (error) {
+      if (statusOf(error) === 404 || nameOf(error) === "NoSuchKey") return null;
+      throw this.failure("read", key, error);
+    }
+  }
+
+  async head(key: string, signal?: AbortSignal): Promise<ObjectVersion | null> {
+    const { HeadObjectCommand } = await loadSdk();
+    try {
+      const out = await (
+        await this.client
+      ).send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: signal });
+      return { etag: out.ETag ?? "", lastModified: out.LastModified ?? new Date(0) };
+    } catch (error) {
+      if (statusOf(error) === 404 || nameOf(error) === "NotFound" || nameOf(error) === "NoSuchKey") return null;
+      throw this.failure("read", key, error);
+    }
+  }
+
+  /**
+   * PutObject, atomic: S3 never stores part of an upload. With `ifNoneMatch: "*"` S3 answers 412 when the
+   * key exists; with `ifMatch` 412 when its ETag differs and 404 when it is gone (both PRECONDITION_FAILED
+   * here). A 409 ConditionalRequestConflict means a concurrent write to the key won the race: AWS says to
+   * retry. Source: https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html
+   */
+  async put(
+    key: string,
+    body: Buffer,
+    condition: PutCondition = {},
+    signal?: AbortSignal,
+  ): Promise<string | typeof PRECONDITION_FAILED> {
+    const { PutObjectCommand } = await loadSdk();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const out = await (
+          await this.client
+        ).send(
+          new PutObjectCommand({
+            Bucket: this.bucket,
+            Key: key,
+            Body: body,
+            ...(condition.ifNoneMatch ? { IfNoneMatch: condition.ifNoneMatch } : {}),
+            ...(condition.ifMatch ? { IfMatch: condition.ifMatch } : {}),
+          }),
+          { abortSignal: signal },
+        );
+        return out.ETag ?? "";
+      } catch (error) {
+        const status = statusOf(error);
+        const conditional = condition.ifNoneMatch !== undefined || condition.ifMatch !== undefined;
+        if (conditional && status === 412) return PRECONDITION_FAILED;
+        if (condition.ifMatch && (status === 404 || nameOf(error) === "NoSuchKey")) return PRECONDITION_FAILED;
+        if (conditional && status === 409 && attempt < CONFLICT_RETRIES) continue;
+        throw this.failure("write", key, error);
+      }
+    }
+  }
+
+  /**
+   * DeleteObject; with `ifMatch`, S3 deletes only when the object's ETag is that one and answers 412
+   * otherwise. Source: https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-deletes.html
+   * Deleting a missing key is not an error in S3.
+   */
+  async delete(
+    key: string,
+    condition: { ifMatch?: string } = {},
+    signal?: AbortSignal,
+  ): Promise<"deleted" | typeof PRECONDITION_FAILED> {
+    const { DeleteObjectCommand } = await loadSdk();
+    try {
+      await (
+        await this.client
+      ).send(
+        new DeleteObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          ...(condition.ifMatch ? { IfMatch: condition.ifMatch } : {}),
+        }),
+        { abortSignal: signal },
+      );
+      return "deleted";
+    } catch (error) {
+      const status = statusOf(error);
+      if (condition.ifMatch && (status === 412 || status === 404)) return PRECONDITION_FAILED;
+      if (!condition.ifMatch && status === 404) return "deleted";
+      throw this.failure("remove", key, error);
+    }
+  }
+
+  /** Every object key starting with `prefix`, in S3's order (UTF-8 binary), all pages. */
+  async list(prefix: string): Promise<string[]> {
+    const { ListObjectsV2Command } = await loadSdk();
+    const keys: string[] = [];
+    let token: string | undefined;
+    try {
+      do {
+        const out = await (
+          await this.client
+        ).send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+        for (const item of out.Contents ?? []) if (item.Key) keys.push(item.Key);
+        token = out.IsTruncated ? out.NextContinuationToken : undefined;
+      } while (token);
+    } catch (error) {
+      throw this.failure("list", prefix, error);
+    }
+    return keys;
+  }
+}
+
+function isClient(value: S3Client | S3ClientConfig): value is S3Client {
+  return typeof (value as S3Client).send === "function";
+}

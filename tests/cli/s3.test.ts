@@ -1,0 +1,103 @@
+/**
+ * The tapshot command on a bucket (s3rver behind the precondition replica, started here): push seeds a
+ * bucket from a storage folder, list/show/prune take --store s3://, pull copies what the folder lacks,
+ * and a bad URL is a usage error. The SDK is configured as users configure it: environment variables.
+ */
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { S3RVER_CREDENTIALS, startTestS3, type TestS3 } from "../support/s3-replica.js";
+import { makeFixture, PIXEL, type Fixture } from "./fixture.js";
+import { runCli } from "./run-cli.js";
+
+let fx: Fixture;
+let s3: TestS3;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  [fx, s3] = await Promise.all([makeFixture(), startTestS3("s3")]);
+  env = {
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    AWS_REGION: "us-east-1",
+    AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+    AWS_REQUEST_CHECKSUM_CALCULATION: "WHEN_REQUIRED",
+    AWS_RESPONSE_CHECKSUM_VALIDATION: "WHEN_REQUIRED",
+    TAPSHOT_S3_PATH_STYLE: "1",
+    // The SDK warns on stderr about Node 20 support; stderr here must show only what tapshot prints.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+  };
+});
+afterAll(async () => {
+  await Promise.all([fx?.cleanup(), s3?.stop()]);
+});
+
+test("push, list and show with --store, prune, then pull into a fresh folder", async () => {
+  const url = `s3://${s3.bucket}/team/${randomUUID()}`;
+  const pushed = await runCli(["push", "--to", url, "--storage", fx.storage, "--json"], env);
+  expect(pushed.stderr).toBe("");
+  expect(pushed.code).toBe(0);
+  const copied = (JSON.parse(pushed.stdout) as { copied: string[] }).copied;
+  expect(copied).toEqual(expect.arrayContaining([fx.keys.healedTap, fx.keys.cartPixel]));
+  // The invalid record is copied as it is: push moves records, list judges them.
+  expect(
+    JSON.parse((await runCli(["push", "--to", url, "--storage", fx.storage, "--json"], env)).stdout),
+  ).toMatchObject({
+    copied: [],
+    differs: [],
+  });
+
+  const local = JSON.parse(
+    (await runCli(["list", "--json", "--storage", fx.storage, "--results", fx.results], env)).stdout,
+  );
+  const listed = await runCli(["list", "--json", "--store", url, "--results", fx.results], env);
+  expect(listed.code).toBe(0);
+  const remote = JSON.parse(listed.stdout);
+  const keysOf = (out: { taps: { key: string }[]; baselines: { key: string }[] }) =>
+    [...out.taps, ...out.baselines].map((e) => e.key).sort();
+  expect(keysOf(remote)).toEqual(keysOf(local));
+  expect(remote.storage).toBe(`${url}/_ai_`);
+
+  const shown = await runCli(["show", "the checkout button", "--store", url, "--results", fx.results], env);
+  expect(shown.code).toBe(0);
+  expect(shown.stdout).toContain(`${url}/_ai_/${fx.keys.healedTap}.json`);
+
+  const pruned = await runCli(["prune", "--device", PIXEL, "--store", url, "--results", fx.results, "--json"], env);
+  expect(pruned.code).toBe(0);
+  const removed = (JSON.parse(pruned.stdout) as { removed: { key: string }[] }).removed.map((r) => r.key);
+  expect(removed).toContain(fx.keys.cartPixel);
+
+  const fresh = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-pull-"));
+  try {
+    const pulled = await runCli(["pull", "--from", url, "--storage", fresh, "--json"], env);
+    expect(pulled.code).toBe(0);
+    const got = (JSON.parse(pulled.stdout) as { copied: string[] }).copied;
+    // What prune removed from the bucket (the Pixel's records) is not pulled; the rest is, byte for byte.
+    expect(got).toContain(fx.keys.iosTap);
+    expect(got).not.toContain(fx.keys.healedTap);
+    expect(got).not.toContain(fx.keys.cartPixel);
+    for (const file of [`${fx.keys.iosTap}.json`, `${fx.keys.iosTap}.png`]) {
+      const original = await fs.readFile(path.join(fx.storage, "_ai_", file));
+      expect((await fs.readFile(path.join(fresh, "_ai_", file))).equals(original)).toBe(true);
+    }
+    expect((await runCli(["list", "--storage", fresh], env)).code).toBe(0);
+  } finally {
+    await fs.rm(fresh, { recursive: true, force: true });
+  }
+});
+
+test.each(["s3:/bucket", "https://bucket/prefix", "s3://"])(
+  "--store %p is a usage error saying the form",
+  async (url) => {
+    const { code, stderr } = await runCli(["list", "--store", url], env);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/is not a bucket URL: use s3:\/\/<bucket>\/<prefix>/);
+  },
+);
+
+test("report on a bucket says to pull first", async () => {
+  const { code, stderr } = await runCli(["report", "--store", `s3://${s3.bucket}/x`], env);
+  expect(code).toBe(2);
+  expect(stderr).toMatch(/run "tapshot pull --from s3:\/\/tapshot-test\/x" first/);
+});

@@ -1,0 +1,148 @@
+/**
+ * What only the S3 store does: its layout in the bucket, the SDK wiring (real HTTP to s3rver), refusing
+ * services without conditional writes, the weaker lease release, conditional replace, the requests a
+ * replay costs, and single-flight learning across processes. The common contract is in contract.test.ts.
+ */
+import { randomUUID } from "node:crypto";
+import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { ConfigError, StoreError } from "../../src/core/errors.js";
+import { redact } from "../../src/core/secrets.js";
+import { readRecord, replaceRecord, TapRecordSchema } from "../../src/core/store/records.js";
+import { s3Store } from "../../src/core/store/s3-store.js";
+import { tapKey } from "../../src/core/store/keys.js";
+import { S3RVER_CREDENTIALS, startTestS3, testClientConfig, type TestS3 } from "../support/s3-replica.js";
+import { openStore, s3Spec } from "../support/store-workers/open-store.js";
+import { startTogether } from "../support/store-workers/spawn.js";
+
+let s3: TestS3;
+let bare: TestS3;
+let noDelete: TestS3;
+
+beforeAll(async () => {
+  [s3, bare, noDelete] = await Promise.all([
+    startTestS3("s3"),
+    startTestS3("none"),
+    startTestS3("s3-without-conditional-delete"),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([s3.stop(), bare.stop(), noDelete.stop()]);
+});
+
+const client = (service: TestS3) => new S3Client(testClientConfig(service.endpoint));
+const fresh = (service: TestS3, prefix = `runs/${randomUUID()}`) =>
+  s3Store({ bucket: service.bucket, prefix, client: client(service) });
+
+test("values live at <prefix>/_ai_/<key>, the layout of a storage folder", async () => {
+  const prefix = `team/${randomUUID()}`;
+  const store = fresh(s3, prefix);
+  expect(store.location).toBe(`s3://${s3.bucket}/${prefix}/_ai_`);
+  await store.write("taps/android/dev/a.json", Buffer.from("{}"));
+  const listed = await client(s3).send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `${prefix}/` }));
+  expect(listed.Contents?.map((o) => o.Key)).toEqual([`${prefix}/_ai_/taps/android/dev/a.json`]);
+});
+
+test("options built from region, endpoint, path style and credentials reach the service", async () => {
+  const store = s3Store({
+    bucket: s3.bucket,
+    prefix: `runs/${randomUUID()}`,
+    region: "us-east-1",
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    credentials: S3RVER_CREDENTIALS,
+  });
+  expect(await store.write("k.json", Buffer.from("x"), { ifAbsent: true })).toBe(true);
+  expect((await store.read("k.json"))?.toString()).toBe("x");
+});
+
+test("a secret access key passed as an option is redacted everywhere tapshot prints", async () => {
+  const secretAccessKey = `wrong-secret-${randomUUID()}`;
+  const store = s3Store({
+    bucket: s3.bucket,
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    region: "us-east-1",
+    credentials: { accessKeyId: "NOT-AN-ACCOUNT", secretAccessKey },
+  });
+  const error = await store.read("k.json").catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(StoreError);
+  expect((error as Error).message).toMatch(
+    /Could not read s3:\/\/tapshot-test\/_ai_\/k\.json: .*HTTP 403.*Check that the credentials/,
+  );
+  expect((error as Error).message).not.toContain(secretAccessKey);
+  expect(redact(`key ${secretAccessKey}`)).toBe("key [redacted]");
+});
+
+test.each([
+  [{ bucket: "Team_Bucket" }, /bucket "Team_Bucket" is not a bucket name/],
+  [{ bucket: "team", prefix: "/storage/" }, /prefix "\/storage\/" is not a folder path/],
+  [{ bucket: "team", prefix: "a/../b" }, /prefix "a\/..\/b" is not a folder path/],
+])("bad options %p are a ConfigError at construction", (options, message) => {
+  expect(() => s3Store(options)).toThrow(ConfigError);
+  expect(() => s3Store(options)).toThrow(message);
+});
+
+test("a service that ignores If-None-Match is refused before the first write or lock, and reads still work", async () => {
+  const store = fresh(bare);
+  await expect(store.write("k.json", Buffer.from("x"), { ifAbsent: true })).rejects.toThrow(
+    /the service ignores If-None-Match: \*.*mode "replay"/,
+  );
+  await expect(store.lock("k", { deadline: Date.now() + 1000 })).rejects.toThrow(StoreError);
+  expect(await store.read("k.json")).toBeNull();
+  expect(await store.list("")).toEqual([]);
+});
+
+test("without conditional deletes, a lease is released only while it is still this run's", async () => {
+  const store = fresh(noDelete);
+  const release = await store.lock("k", { deadline: Date.now() + 2000 });
+  await release();
+  const again = await store.lock("k", { deadline: Date.now() + 2000 });
+  await again();
+  expect(await store.list("")).toEqual([]);
+});
+
+test("a record replaced by another run after this run read it is not overwritten", async () => {
+  const prefix = `runs/${randomUUID()}`;
+  const mine = fresh(s3, prefix);
+  const theirs = fresh(s3, prefix);
+  await mine.write("r.json", Buffer.from("v1"), { ifAbsent: true });
+  expect((await mine.read("r.json"))?.toString()).toBe("v1");
+  await theirs.read("r.json");
+  await theirs.write("r.json", Buffer.from("their heal"));
+  await expect(mine.write("r.json", Buffer.from("my heal"))).rejects.toThrow(
+    /replaced by another run after this run read it/,
+  );
+  expect((await mine.read("r.json"))?.toString()).toBe("their heal");
+  // Having read the current one, it may replace it.
+  expect(await mine.write("r.json", Buffer.from("my heal"))).toBe(true);
+});
+
+describe("four processes learning one tap of a new device through one bucket", () => {
+  test("make one model call; the others replay what it stored", async () => {
+    const spec = s3Spec(s3.endpoint, s3.bucket, `runs/${randomUUID()}`);
+    const workers = await startTogether("tap-learner.ts", () => [spec, "1500"], 4);
+    const results = await Promise.all(
+      workers.map((w) => w.result<{ outcome: string; aiCalls: number; modelRequests: number }>()),
+    );
+    expect(results.reduce((sum, r) => sum + r.modelRequests, 0)).toBe(1);
+    expect(results.map((r) => r.outcome).sort()).toEqual(["learned", "replayed", "replayed", "replayed"]);
+
+    // What a replay costs: the record and its image, two GETs, nothing written.
+    const store = openStore(spec);
+    const key = tapKey(
+      "android",
+      (await store.list("taps/android"))[0]!.split("/")[2]!,
+      "the checkout button",
+      undefined,
+    );
+    const before = { ...s3.requests };
+    const stored = await readRecord(store, key, TapRecordSchema);
+    expect(stored?.record.prompt).toBe("the checkout button");
+    const delta = (kind: string) => (s3.requests[kind] ?? 0) - (before[kind] ?? 0);
+    expect([delta("GET"), delta("PUT"), delta("HEAD"), delta("DELETE")]).toEqual([2, 0, 0, 0]);
+
+    // A heal through the same store replaces the record conditionally on what it read.
+    await replaceRecord(store, key, { ...stored!.record, reason: "healed" }, stored!.image, stored!.image);
+    expect((await readRecord(store, key, TapRecordSchema))?.record.reason).toBe("healed");
+  });
+});
