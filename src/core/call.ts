@@ -39,6 +39,11 @@ export class Call {
     return deviceSlug(this.described);
   }
 
+  /** The device session the call runs on: the key of what tapshot remembers per session. */
+  get session(): object {
+    return this.opened;
+  }
+
   /** The tap prompt or the baseline name. */
   get subject(): string {
     return this.log.subject;
