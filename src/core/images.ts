@@ -146,6 +146,16 @@ export async function compare(a: RawImage, b: RawImage, options: CompareOptions 
   return { diffPixels, diffRatio: diffPixels / total, diffPng };
 }
 
+/**
+ * Compare two PNGs (or other images sharp reads): identical bytes answer before anything is
+ * decoded; otherwise both are decoded and compared as {@link compare} does.
+ */
+export async function comparePng(a: Buffer, b: Buffer, options: CompareOptions = {}): Promise<CompareResult> {
+  if (!options.diff && a.equals(b)) return { diffPixels: 0, diffRatio: 0 };
+  const [left, right] = await Promise.all([decode(a), decode(b)]);
+  return compare(left, right, options);
+}
+
 /** `raw`'s pixels with the masks painted flat grey: a copy when there are masks, else `raw`'s own bytes. */
 function painted(raw: RawImage, spans: ReturnType<typeof maskSpans>): Buffer {
   if (!spans.length) return raw.data;
