@@ -3,8 +3,8 @@
  * (or, for `raw`, only reading the files), then its peak RSS as one JSON line.
  * Usage: peer-memory-child.ts <raw|tapshot|peer name> <base.png> <actual.png> <scratch dir>
  */
-import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { peakRssMb } from "./stats.js";
 
 const [name, base, actual, dir] = process.argv.slice(2) as [string, string, string, string];
 const COMPARISONS = 50;
@@ -20,19 +20,5 @@ if (name === "raw") {
   process.once("exit", () => tool.close?.());
 }
 for (let i = 0; i < COMPARISONS; i++) await compare();
-/**
- * Peak RSS of this process since it started. Linux keeps `maxRSS` (getrusage) across the exec
- * that started it, so it would report the benchmark parent's size at fork time; VmHWM is this
- * program's own high-water mark.
- */
-function peakRssMb(): number {
-  try {
-    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
-    if (hwm) return Math.round(Number(hwm[1]) / 1024);
-  } catch {
-    // not Linux: fall back to getrusage
-  }
-  return Math.round(process.resourceUsage().maxRSS / 1024);
-}
 console.log(JSON.stringify({ peakRssMb: peakRssMb() }));
 process.exit(0);
