@@ -1,30 +1,47 @@
 /**
- * What a device session remembers between calls: the last screenshot whose comparison passed,
- * and which comparisons it passed. A later screenshot with the same bytes passes those again
- * without being decoded (returning to an unchanged screen, or asserting it twice).
+ * What a device session remembers between calls: for each comparison (a stored crop or baseline
+ * with its masks and threshold), the last screenshot that passed it, as its length and SHA-256.
+ * A later screenshot with the same bytes passes that comparison again without being decoded:
+ * returning to an unchanged screen, as a flow that cycles through screens does, or asserting it twice.
  */
+import { createHash } from "node:crypto";
 
-/** The last passed screenshot of a session and what it passed: comparison identity -> result. */
-interface LastPassed {
-  png: Buffer;
-  passed: Map<string, number>;
+/** The last screenshot that passed one comparison, and the result it gave. */
+interface Passed {
+  length: number;
+  sha256: string;
+  result: number;
 }
 
-const sessions = new WeakMap<object, LastPassed>();
+/** Comparisons remembered per session, the least recently passed forgotten first. */
+const MAX_REMEMBERED = 64;
+
+const sessions = new WeakMap<object, Map<string, Passed>>();
+/** Each screenshot is hashed at most once, however many comparisons look at it. */
+const hashes = new WeakMap<Buffer, string>();
+
+function sha256Of(png: Buffer): string {
+  let hash = hashes.get(png);
+  if (!hash) hashes.set(png, (hash = createHash("sha256").update(png).digest("hex")));
+  return hash;
+}
 
 /**
- * The result a comparison gave when `png`'s bytes last passed it in `session`, or `undefined`.
- * `comparison` names everything the verdict depends on (record, image hash, masks, threshold).
+ * The result `comparison` gave when a screenshot with `png`'s bytes last passed it in `session`,
+ * or `undefined`. `comparison` names everything the verdict depends on (record, image hash, masks, threshold).
  */
 export function passedBefore(session: object, comparison: string, png: Buffer): number | undefined {
-  const last = sessions.get(session);
-  if (!last?.passed.has(comparison) || !last.png.equals(png)) return undefined;
-  return last.passed.get(comparison);
+  const passed = sessions.get(session)?.get(comparison);
+  // A different length settles most misses without hashing.
+  if (!passed || passed.length !== png.length || passed.sha256 !== sha256Of(png)) return undefined;
+  return passed.result;
 }
 
-/** Remember that `png` passed `comparison` with `result`; a new screenshot replaces the last one. */
+/** Remember that `png` passed `comparison` with `result`, replacing the screenshot that passed it before. */
 export function rememberPassed(session: object, comparison: string, png: Buffer, result: number): void {
-  const last = sessions.get(session);
-  if (last?.png === png || last?.png.equals(png)) last.passed.set(comparison, result);
-  else sessions.set(session, { png, passed: new Map([[comparison, result]]) });
+  let remembered = sessions.get(session);
+  if (!remembered) sessions.set(session, (remembered = new Map()));
+  remembered.delete(comparison);
+  remembered.set(comparison, { length: png.length, sha256: sha256Of(png), result });
+  if (remembered.size > MAX_REMEMBERED) remembered.delete(remembered.keys().next().value!);
 }
