@@ -3,8 +3,8 @@
  * the machine they ran on. Every figure is a median set against a baseline measured in the
  * same run. See BENCHMARKS.md for what each figure means.
  *
- * `npm run bench -- --only replay,compare` runs some (replay, compare, payload, rig, fleet,
- * memory); `--no-rig` skips those that need Appium and Chromium.
+ * `npm run bench -- --only replay,compare` runs some (replay, compare, peers, payload, rig,
+ * fleet, memory); `--no-rig` skips those that need Appium and Chromium.
  */
 import { rm, writeFile } from "node:fs/promises";
 import { iphone15 } from "../rig/profiles.js";
@@ -13,13 +13,14 @@ import { benchFleet } from "./fleet.js";
 import { machineInfo } from "./machine.js";
 import { benchMemory } from "./memory.js";
 import { benchPayload } from "./payload.js";
+import { benchPeers, type Verdicts } from "./peers.js";
 import { benchReplayWork } from "./replay-work.js";
 import { flowBoxes, SEED } from "./rig-flow.js";
 import { benchRigReplay, learnFlow } from "./rig-replay.js";
-import { formatTable } from "./table.js";
+import { formatTable, formatVerdicts } from "./table.js";
 import type { Figure } from "./stats.js";
 
-const NAMES = ["replay", "compare", "payload", "rig", "fleet", "memory"] as const;
+const NAMES = ["replay", "compare", "peers", "payload", "rig", "fleet", "memory"] as const;
 type Name = (typeof NAMES)[number];
 const RIG: readonly Name[] = ["rig", "fleet", "memory"];
 
@@ -27,6 +28,7 @@ const RIG: readonly Name[] = ["rig", "fleet", "memory"];
 const RUNS = {
   replay: { runs: 30, warmup: 5 },
   compare: { runs: 9, warmup: 2 },
+  peers: { runs: 9, warmup: 2, memoryRuns: 1 },
   rig: { runs: 12, warmup: 2 },
   fleet: { sizes: [1, 2, 4], runs: 2 },
   memory: { runs: 2, steps: 20 },
@@ -50,6 +52,7 @@ const machine = machineInfo();
 const started = Date.now();
 const results: Partial<Record<Name, Figure[]>> = {};
 const skipped: Partial<Record<Name, string>> = {};
+let verdicts: Verdicts | undefined;
 const progress = (message: string) =>
   console.error(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${message}`);
 
@@ -60,6 +63,12 @@ if (chosen.has("replay")) {
 if (chosen.has("compare")) {
   progress("3 full-screen comparison");
   results.compare = await benchCompare(RUNS.compare);
+}
+if (chosen.has("peers")) {
+  progress("7 peers (tapshot against other comparators)");
+  const peers = await benchPeers(RUNS.peers);
+  results.peers = peers.figures;
+  verdicts = peers.verdicts;
 }
 if (chosen.has("payload")) {
   progress("4 model payload");
@@ -120,9 +129,11 @@ const report = {
   durationS: Math.round((Date.now() - started) / 1000),
   runs: RUNS,
   figures: results,
+  ...(verdicts ? { verdicts } : {}),
   ...(Object.keys(skipped).length ? { skipped } : {}),
 };
 console.log(formatTable(results, skipped));
+if (verdicts) console.log(`\n${formatVerdicts(verdicts)}`);
 console.log(
   `\n${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, Node ${machine.node}; ${report.durationS} s`,
 );

@@ -1,4 +1,5 @@
 /** Statistics and timing shared by the benchmarks: medians, ratios, alternating runs. */
+import { readFileSync } from "node:fs";
 
 /** The median of `values` (mean of the middle two for an even count). */
 export function median(values: readonly number[]): number {
@@ -115,4 +116,19 @@ export function fromMedians(
     runs,
     ...(extra.detail ? { detail: extra.detail } : {}),
   };
+}
+
+/**
+ * Peak RSS of this process in MB. On Linux getrusage's `maxRSS` survives the exec that started a
+ * child, so a child would report its parent's size at fork time when that was larger; VmHWM in
+ * /proc/self/status is this program's own high-water mark. Elsewhere, `maxRSS`.
+ */
+export function peakRssMb(): number {
+  try {
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    if (hwm) return Math.round(Number(hwm[1]) / 1024);
+  } catch {
+    // no /proc: not Linux
+  }
+  return Math.round(process.resourceUsage().maxRSS / 1024);
 }

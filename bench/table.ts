@@ -8,8 +8,9 @@ const TITLES: Record<string, string> = {
   payload: "4 model payload",
   fleet: "5 fleet learning",
   memory: "6 memory",
+  peers: "7 peers",
 };
-const ORDER = ["replay", "rig", "compare", "payload", "fleet", "memory"];
+const ORDER = ["replay", "rig", "compare", "payload", "fleet", "memory", "peers"];
 
 const num = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
 
@@ -28,12 +29,7 @@ function row(f: Figure): string[] {
   ];
 }
 
-export function formatTable(results: Partial<Record<string, Figure[]>>, skipped: Partial<Record<string, string>>) {
-  const rows: string[][] = [["figure", "median", "baseline (median)", "ratio", "budget", ""]];
-  for (const key of ORDER) {
-    if (skipped[key]) rows.push([`${TITLES[key]}: skipped (${skipped[key]})`, "", "", "", "", ""]);
-    for (const f of results[key] ?? []) rows.push(row({ ...f, name: `${TITLES[key]}: ${f.name}` }));
-  }
+function columns(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) =>
     r
@@ -41,4 +37,22 @@ export function formatTable(results: Partial<Record<string, Figure[]>>, skipped:
       .join("  ")
       .trimEnd();
   return [line(rows[0]!), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1).map(line)].join("\n");
+}
+
+/** Benchmark 7's verdicts: one row per pair, one column per tool. */
+export function formatVerdicts(verdicts: Record<string, Record<string, string>>): string {
+  const tools = Object.keys(Object.values(verdicts)[0] ?? {});
+  return columns([
+    ["pair", ...tools],
+    ...Object.entries(verdicts).map(([pair, row]) => [pair, ...tools.map((t) => row[t] ?? "")]),
+  ]);
+}
+
+export function formatTable(results: Partial<Record<string, Figure[]>>, skipped: Partial<Record<string, string>>) {
+  const rows: string[][] = [["figure", "median", "baseline (median)", "ratio", "budget", ""]];
+  for (const key of ORDER) {
+    if (skipped[key]) rows.push([`${TITLES[key]}: skipped (${skipped[key]})`, "", "", "", "", ""]);
+    for (const f of results[key] ?? []) rows.push(row({ ...f, name: `${TITLES[key]}: ${f.name}` }));
+  }
+  return columns(rows);
 }

@@ -46,6 +46,11 @@ export class Call {
     return this.slugs.former;
   }
 
+  /** The device session the call runs on: the key of what tapshot remembers per session. */
+  get session(): object {
+    return this.opened;
+  }
+
   /** The tap prompt or the baseline name. */
   get subject(): string {
     return this.log.subject;

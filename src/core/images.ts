@@ -5,6 +5,7 @@
 import pixelmatch from "pixelmatch";
 import sharp from "sharp";
 import type { Rect, Size } from "./geometry.js";
+import { countDiffPixels, MASK_GREY_BYTE, maskSpans } from "./pixel-diff.js";
 
 /** Decoded RGBA pixels. */
 export interface RawImage {
@@ -94,49 +95,33 @@ export interface CompareOptions {
   threshold?: number;
   /** Rectangles ignored in both images (status bar, varying content). */
   masks?: Rect[];
-  /** Also produce a diff image (red where pixels differ, masks shaded). */
+  /** Also produce a diff image (red where pixels differ, masks shaded); the count is then always complete. */
   diff?: boolean;
+  /**
+   * Stop counting once more than this many pixels differ (the verdict is known); the result then
+   * has `stoppedAbove` set and `diffPixels` is a lower bound. Ignored with `diff`.
+   */
+  stopAbove?: number;
 }
 
 /** Result of {@link compare}. */
 export interface CompareResult {
-  /** Pixels that differ outside the masks. */
+  /** Pixels that differ outside the masks (a lower bound when `stoppedAbove` is set). */
   diffPixels: number;
   /** `diffPixels` divided by all pixels. */
   diffRatio: number;
   /** The diff image as PNG, when asked for. */
   diffPng?: Buffer;
-}
-
-/**
- * Two reusable buffers for masked copies. Allocating two fresh screen-sized buffers per
- * comparison cost more than the comparison itself (BENCHMARKS.md, figure 3). Safe to share:
- * painting and pixelmatch run with no await in between.
- */
-const scratch: [Buffer, Buffer] = [Buffer.alloc(0), Buffer.alloc(0)];
-
-/** Copy `raw` into scratch buffer `slot` with `masks` painted a flat colour. */
-function withMasks(raw: RawImage, masks: Rect[], slot: 0 | 1): Buffer {
-  if (scratch[slot].length < raw.data.length) scratch[slot] = Buffer.allocUnsafe(raw.data.length);
-  const out = scratch[slot].subarray(0, raw.data.length);
-  raw.data.copy(out);
-  for (const m of masks) {
-    // Clip to the image: a mask partly or wholly outside it (another screen size) paints only what overlaps.
-    const x0 = Math.max(0, Math.floor(m.x));
-    const y0 = Math.max(0, Math.floor(m.y));
-    const x1 = Math.min(raw.width, Math.ceil(m.x + m.width));
-    const y1 = Math.min(raw.height, Math.ceil(m.y + m.height));
-    for (let y = y0; y < y1 && x0 < x1; y++) {
-      out.fill(0x80, (y * raw.width + x0) * 4, (y * raw.width + x1) * 4);
-    }
-  }
-  return out;
+  /** Set when counting stopped early: more than this many pixels differ. */
+  stoppedAbove?: number;
 }
 
 /**
  * Compare two same-sized images. Identical bytes return at once (the fast path that
- * a stable screen hits on almost every replay); otherwise pixelmatch counts differing
- * pixels outside the masks. Anti-aliased pixels are not counted, as in pixelmatch.
+ * a stable screen hits on almost every replay); otherwise differing pixels outside the masks
+ * are counted with pixelmatch's metric, anti-aliased pixels not counted, without copying either
+ * image (src/core/pixel-diff.ts). Only a diff image paints the masks, into copies made for
+ * this call: it is drawn when a failure is reported, not on every comparison.
  */
 export async function compare(a: RawImage, b: RawImage, options: CompareOptions = {}): Promise<CompareResult> {
   if (a.width !== b.width || a.height !== b.height) {
@@ -144,16 +129,41 @@ export async function compare(a: RawImage, b: RawImage, options: CompareOptions 
   }
   const total = a.width * a.height;
   const masks = options.masks ?? [];
-  if (!options.diff && a.data.equals(b.data)) return { diffPixels: 0, diffRatio: 0 };
-  const left = masks.length ? withMasks(a, masks, 0) : a.data;
-  const right = masks.length ? withMasks(b, masks, 1) : b.data;
-  const diff = options.diff ? Buffer.alloc(total * 4) : undefined;
-  const diffPixels = pixelmatch(left, right, diff, a.width, a.height, {
-    threshold: options.threshold ?? 0.1,
+  const threshold = options.threshold ?? 0.1;
+  if (!options.diff) {
+    if (a.data.equals(b.data)) return { diffPixels: 0, diffRatio: 0 };
+    const stopAbove = options.stopAbove ?? Infinity;
+    const { diffPixels, complete } = countDiffPixels(a, b, threshold, masks, stopAbove);
+    return { diffPixels, diffRatio: diffPixels / total, ...(complete ? {} : { stoppedAbove: stopAbove }) };
+  }
+  const spans = maskSpans(masks, a.width, a.height);
+  const diff = Buffer.alloc(total * 4);
+  const diffPixels = pixelmatch(painted(a, spans), painted(b, spans), diff, a.width, a.height, {
+    threshold,
     diffMask: false,
   });
-  const diffPng = diff ? await encodePng({ data: diff, width: a.width, height: a.height }) : undefined;
+  const diffPng = await encodePng({ data: diff, width: a.width, height: a.height });
   return { diffPixels, diffRatio: diffPixels / total, diffPng };
+}
+
+/**
+ * Compare two PNGs (or other images sharp reads): identical bytes answer before anything is
+ * decoded; otherwise both are decoded and compared as {@link compare} does.
+ */
+export async function comparePng(a: Buffer, b: Buffer, options: CompareOptions = {}): Promise<CompareResult> {
+  if (!options.diff && a.equals(b)) return { diffPixels: 0, diffRatio: 0 };
+  const [left, right] = await Promise.all([decode(a), decode(b)]);
+  return compare(left, right, options);
+}
+
+/** `raw`'s pixels with the masks painted flat grey: a copy when there are masks, else `raw`'s own bytes. */
+function painted(raw: RawImage, spans: ReturnType<typeof maskSpans>): Buffer {
+  if (!spans.length) return raw.data;
+  const out = Buffer.from(raw.data);
+  for (const { x0, x1, y0, y1 } of spans) {
+    for (let y = y0; y < y1; y++) out.fill(MASK_GREY_BYTE, (y * raw.width + x0) * 4, (y * raw.width + x1) * 4);
+  }
+  return out;
 }
 
 /** Whether every pixel of the image has the same colour (a blank screen). */

@@ -12,6 +12,7 @@ import type { Rect } from "./geometry.js";
 import { compare, decode, sideBySide, type RawImage } from "./images.js";
 import { runStored, type Done, type Mismatch, type StoredKind } from "./lifecycle.js";
 import { clipToScreen, isUniformOutside, systemBarMasks, unionArea } from "./masks.js";
+import { passedBefore, rememberPassed } from "./passed-screens.js";
 import { pollForMatch, waitForStable, type Shot } from "./stable-screen.js";
 import { allowedDiffPixels, describeAllowance, type ScreenshotParams } from "./screenshot-input.js";
 import { baselineFolder, baselineKey } from "./store/keys.js";
@@ -39,6 +40,8 @@ interface PixelMismatch extends Mismatch {
   baseline: Baseline;
   shot: Shot;
   diffPixels: number;
+  /** The diff image, when the mismatch was counted in full. */
+  diffPng?: Buffer;
 }
 
 /** The store key of a baseline on the call's device. */
@@ -83,30 +86,53 @@ function baselineKind(
     },
 
     async use(stored, until) {
-      const baseline = baselineOf(stored, await decode(stored.image), params);
-      const total = baseline.raw.width * baseline.raw.height;
-      const allowed = allowedDiffPixels(total, params);
-      const polled = await pollForMatch(call, { until, healing }, async (png) => {
-        const shot = { png, raw: png.equals(stored.image) ? baseline.raw : await decode(png) };
-        const result = await comparePixels(baseline, shot);
-        return { matched: result.diffPixels <= allowed, value: { shot, result } };
+      const { width, height } = stored.record.device.screen;
+      const allowed = allowedDiffPixels(width * height, params);
+      const comparison = baselineComparison(stored, params);
+      let baseline: Baseline | undefined;
+      const polled = await pollForMatch<{ shot?: Shot; result: Comparison }>(call, { until, healing }, async (png) => {
+        // Bytes first: the baseline's own bytes, or a screenshot identical to one that passed, match undecoded.
+        const remembered = png.equals(stored.image) ? 0 : passedBefore(call.session, comparison, png);
+        if (remembered !== undefined) return { matched: true, value: { result: { diffPixels: remembered } } };
+        baseline ??= baselineOf(stored, await decode(stored.image), params);
+        const shot = { png, raw: await decode(png) };
+        const result = await comparePixels(baseline, shot, { withDiffImage: false, stopAbove: allowed });
+        const matched = result.diffPixels <= allowed;
+        if (matched) rememberPassed(call.session, comparison, png, result.diffPixels);
+        return { matched, value: { shot, result } };
       });
-      const { shot, result } = polled.value;
-      if (polled.matched) return { done: matched(result.diffPixels, allowed) };
-      const text = describeMismatch(result, baseline.raw, allowed, params);
-      return { mismatch: { text, healable: !result.otherSize, baseline, shot, diffPixels: result.diffPixels } };
+      if (polled.matched) return { done: matched(polled.value.result.diffPixels, allowed) };
+      // A failed look only counted until the verdict was known: the failure reports the full count and diff.
+      const shot = polled.value.shot!;
+      let result = polled.value.result;
+      if (!result.otherSize) result = await comparePixels(baseline!, shot, { withDiffImage: true });
+      const text = describeMismatch(result, baseline!.raw, allowed, params);
+      return {
+        mismatch: {
+          text,
+          healable: !result.otherSize,
+          baseline: baseline!,
+          shot,
+          diffPixels: result.diffPixels,
+          diffPng: result.diffPng,
+        },
+      };
     },
 
     async useNow(stored) {
       const baseline = baselineOf(stored, await decode(stored.image), params);
       const png = await call.screenshot();
-      const result = await comparePixels(baseline, { png, raw: await decode(png) });
       const allowed = allowedDiffPixels(baseline.raw.width * baseline.raw.height, params);
+      const result = await comparePixels(
+        baseline,
+        { png, raw: await decode(png) },
+        { withDiffImage: false, stopAbove: allowed },
+      );
       return result.diffPixels <= allowed ? matched(result.diffPixels, allowed) : null;
     },
 
-    async fail(_stored, { text, baseline, shot, diffPixels }) {
-      await reportMismatch(call, baseline, shot);
+    async fail(_stored, { text, baseline, shot, diffPixels, diffPng }) {
+      await reportMismatch(call, baseline, shot, diffPng);
       const hint =
         params.autoHeal && call.config.mode === "replay"
           ? `autoHeal is off in mode "replay". `
@@ -328,22 +354,31 @@ function baselineOf(stored: StoredBaseline, raw: RawImage, params: ScreenshotPar
   };
 }
 
+/** What a comparison computes: a diff image (and so the full count), or a verdict that may stop counting early. */
+type Counting = { withDiffImage: true } | { withDiffImage: false; stopAbove?: number };
+
 async function comparePixels(
   baseline: Baseline,
   shot: Shot,
-  { withDiffImage: diff }: { withDiffImage: boolean } = { withDiffImage: false },
+  counting: Counting = { withDiffImage: false },
 ): Promise<Comparison> {
   const { raw } = baseline;
   if (shot.raw.width !== raw.width || shot.raw.height !== raw.height) {
     return { diffPixels: raw.width * raw.height, otherSize: `${shot.raw.width}x${shot.raw.height}` };
   }
-  if (!diff && shot.png.equals(baseline.png)) return { diffPixels: 0 };
+  if (!counting.withDiffImage && shot.png.equals(baseline.png)) return { diffPixels: 0 };
   const { diffPixels, diffPng } = await compare(raw, shot.raw, {
     threshold: baseline.threshold,
     masks: baseline.masks,
-    diff,
+    ...(counting.withDiffImage ? { diff: true } : { stopAbove: counting.stopAbove }),
   });
   return { diffPixels, diffPng };
+}
+
+/** What a baseline comparison's verdict depends on: the record, its image, the call's masks and threshold. */
+function baselineComparison(stored: StoredBaseline, params: ScreenshotParams): string {
+  const { varying, imageSha256 } = stored.record;
+  return `baseline ${imageSha256} ${JSON.stringify([varying, params.mask, params.threshold])}`;
 }
 
 function describeMismatch(result: Comparison, expected: RawImage, allowed: number, params: ScreenshotParams): string {

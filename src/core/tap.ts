@@ -20,6 +20,7 @@ import { compare, decode, decodeRegion, cropPng, encodePng, outlineRect, rectFit
 import type { RawImage } from "./images.js";
 import { runStored, type Done, type Mismatch, type NewValue, type StoredKind } from "./lifecycle.js";
 import { systemBarMasks } from "./masks.js";
+import { passedBefore, rememberPassed } from "./passed-screens.js";
 import { pollForMatch, waitForStable } from "./stable-screen.js";
 import { tapKey } from "./store/keys.js";
 import { TapRecordSchema, TapValueSchema, type TapRecord } from "./store/records.js";
@@ -80,14 +81,23 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
     },
 
     async use(stored, until) {
-      const expected = await decode(stored.image);
+      const comparison = cropComparison(key, stored.record);
+      let expected: RawImage | undefined;
       const polled = await pollForMatch(call, { until, healing }, async (png) => {
+        // Bytes first: a screenshot identical to one that matched this crop matches again, undecoded.
+        const remembered = passedBefore(call.session, comparison, png);
+        if (remembered !== undefined) return { matched: true, value: { diffRatio: remembered } };
+        expected ??= await decode(stored.image);
         const found = await cropDiff(call, expected, stored.record, png);
-        return { matched: found.diffRatio <= CROP_MAX_DIFF_RATIO, value: found };
+        const matched = found.diffRatio <= CROP_MAX_DIFF_RATIO;
+        if (matched) rememberPassed(call.session, comparison, png, found.diffRatio);
+        return { matched, value: found };
       });
       if (polled.matched) return { done: await replay(call, stored.record) };
       const { crop } = stored.record;
-      const { diffRatio, actual } = polled.value;
+      const { actual } = polled.value;
+      // The poll stopped counting once the crop could not match: the message gives the full share.
+      const diffRatio = actual ? (await compare(expected!, actual, { threshold: CROP_THRESHOLD })).diffRatio : 1;
       const text =
         `the stored crop at (${crop.x}, ${crop.y}) ${crop.width}x${crop.height} never matched the screen: ` +
         `${(diffRatio * 100).toFixed(1)}% of its pixels differed at the last try (allowed ${CROP_MAX_DIFF_RATIO * 100}%)`;
@@ -142,7 +152,15 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
   };
 }
 
-/** The share of the stored crop's pixels that differ in `png` (1 when the crop does not fit the screen). */
+/** What a crop's verdict depends on: the record and its image (the crop threshold is fixed). */
+function cropComparison(key: string, record: TapRecord): string {
+  return `tap ${key} ${record.imageSha256}`;
+}
+
+/**
+ * The share of the stored crop's pixels that differ in `png` (1 when the crop does not fit the
+ * screen). Counting stops once the share is over the allowed one, so a failing share is a lower bound.
+ */
 async function cropDiff(
   call: Call,
   expected: RawImage,
@@ -151,8 +169,17 @@ async function cropDiff(
 ): Promise<{ diffRatio: number; actual?: RawImage }> {
   if (!rectFits(record.crop, call.device.screen.width, call.device.screen.height)) return { diffRatio: 1 };
   const actual = await decodeRegion(png, record.crop);
-  const { diffRatio } = await compare(expected, actual, { threshold: CROP_THRESHOLD });
+  const stopAbove = mostAllowed(actual.width * actual.height, CROP_MAX_DIFF_RATIO);
+  const { diffRatio } = await compare(expected, actual, { threshold: CROP_THRESHOLD, stopAbove });
   return { actual, diffRatio };
+}
+
+/** The most differing pixels of `total` whose share is still at most `ratio` (as the verdict computes it). */
+function mostAllowed(total: number, ratio: number): number {
+  let n = Math.floor(total * ratio);
+  while ((n + 1) / total <= ratio) n++;
+  while (n > 0 && n / total > ratio) n--;
+  return n;
 }
 
 async function replay(call: Call, record: TapRecord): Promise<Done<TapDone>> {

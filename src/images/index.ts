@@ -1,10 +1,11 @@
 /**
  * `tapshot/images`: the image operations tapshot's comparisons use, for tools and benchmarks
- * that want the same verdicts: decoding PNGs, comparing decoded screens with masks (pixelmatch
- * underneath), and the system-bar masks of a device.
+ * that want the same verdicts: decoding PNGs, comparing PNGs (bytes first) or decoded screens with
+ * masks (pixelmatch's metric, src/core/pixel-diff.ts), and the system-bar masks of a device.
  */
 export {
   compare,
+  comparePng,
   decode,
   decodeRegion,
   imageSize,

@@ -2,6 +2,7 @@ import sharp from "sharp";
 import { PNG } from "pngjs";
 import {
   compare,
+  comparePng,
   cropPng,
   decode,
   decodeRegion,
@@ -196,6 +197,17 @@ describe("compare", () => {
     expect([diff.width, diff.height]).toEqual([40, 20]);
     expect([...diff.data.subarray((6 * 40 + 6) * 4, (6 * 40 + 6) * 4 + 3)]).toEqual([255, 0, 0]);
     expect([...diff.data.subarray(0, 3)]).not.toEqual([255, 0, 0]);
+  });
+
+  test("comparePng answers identical bytes without decoding, and decodes anything else", async () => {
+    // A valid header over pixel data that cannot be inflated: only the byte comparison can answer.
+    const undecodable = Buffer.concat([noisePng(8, 8).subarray(0, 33), Buffer.from("not deflated")]);
+    expect(await comparePng(undecodable, Buffer.from(undecodable))).toEqual({ diffPixels: 0, diffRatio: 0 });
+    await expect(comparePng(undecodable, noisePng(8, 8))).rejects.toThrow();
+    const reencoded = await sharp(noisePng(30, 20)).png({ compressionLevel: 1 }).toBuffer();
+    expect(reencoded.equals(noisePng(30, 20))).toBe(false);
+    expect((await comparePng(noisePng(30, 20), reencoded)).diffPixels).toBe(0);
+    expect((await comparePng(noisePng(30, 20), noisePng(30, 20, 2))).diffPixels).toBeGreaterThan(0);
   });
 
   test("images of different sizes cannot be compared", async () => {

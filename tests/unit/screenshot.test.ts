@@ -2,6 +2,7 @@
  * toMatchScreenshot: first baselines judged and stored, pixel comparisons, masks,
  * replay mode, parallel runs. Real PNG screens from FakeDevice, a scripted AI channel.
  */
+import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -302,6 +303,38 @@ describe("baseline stored", () => {
     }
     expect(channel.count()).toBe(1);
     expect(logs.map((e) => e.outcome)).toEqual(["stored", "matched", "matched"]);
+  });
+
+  test("a screenshot with the baseline's bytes matches before anything is decoded", async () => {
+    setup();
+    await storeFirst();
+    // A PNG whose header is right but whose pixels cannot be decoded: only a byte comparison can match it.
+    const stored = await readBaseline();
+    const undecodable = Buffer.concat([stored.png.subarray(0, 33), Buffer.from("not deflated pixel data")]);
+    await expect(sharp(undecodable).raw().toBuffer()).rejects.toThrow();
+    const file = path.join(baselineDir(), "fake-phone-1_14");
+    await fs.writeFile(`${file}.png`, undecodable);
+    const imageSha256 = createHash("sha256").update(undecodable).digest("hex");
+    await fs.writeFile(`${file}.json`, JSON.stringify({ ...stored.record, imageSha256 }));
+    const device = new FakeDevice(cartScene());
+    device.screenshot = async () => Buffer.from(undecodable);
+
+    const result = await api.expect(fakeDriver(device)).toMatchScreenshot("cart-page", "the cart");
+
+    expect(result).toEqual({ outcome: "matched", aiCalls: 0, diffPixels: 0 });
+  });
+
+  test("the same screen asserted twice in a session passes twice; a changed one then fails", async () => {
+    setup();
+    await storeFirst();
+    const device = new FakeDevice({ ...cartScene({ clock: 2 }), statusBar: "#555555" });
+    const driver = fakeDriver(device);
+    for (let run = 0; run < 2; run++) {
+      expect(await api.expect(driver).toMatchScreenshot("cart-page", "the cart")).toMatchObject({ outcome: "matched" });
+    }
+    device.scene = cartScene({ checkout: null });
+    const error = await failure(api.expect(driver).toMatchScreenshot("cart-page", "the cart", { timeout: 500 }));
+    expect(error).toBeInstanceOf(ScreenshotMismatchError);
   });
 
   test("a changed prompt does not touch a stored baseline", async () => {

@@ -204,6 +204,35 @@ test("a moved element fails the replay without autoHeal, with artifacts", async 
   expect(device.taps).toHaveLength(1);
 });
 
+test("the mismatch message gives the crop's full differing share, not where counting stopped", async () => {
+  const device = new FakeDevice(cartScene());
+  setup(device);
+  await api.tap(fakeDriver(device), "the checkout button");
+
+  device.scene = cartScene({ fill: "#7c3aed" });
+  const error = await api.tap(fakeDriver(device), "the checkout button", { timeout: 400 }).catch((e) => e);
+  const share = Number(/([\d.]+)% of its pixels differed/.exec(error.message)?.[1]);
+  // The purple button fills the crop but for its white mark and the padding: far more than the 1% allowed.
+  expect(share).toBeGreaterThan(50);
+});
+
+test("replays in one session on an unchanged screen tap every time; a changed screen is compared again", async () => {
+  const device = new FakeDevice(cartScene());
+  setup(device);
+  const driver = fakeDriver(device);
+  await api.tap(driver, "the checkout button");
+  for (let run = 0; run < 3; run++) {
+    device.scene = cartScene();
+    expect(await api.tap(driver, "the checkout button")).toMatchObject({ outcome: "replayed" });
+  }
+  expect(device.taps).toHaveLength(4);
+
+  device.scene = cartScene({ fill: "#7c3aed" });
+  const error = await api.tap(driver, "the checkout button", { timeout: 400 }).catch((e) => e);
+  expect(error).toMatchObject({ code: "replay-mismatch" });
+  expect(device.taps).toHaveLength(4);
+});
+
 test("autoHeal re-locates a moved element, keeps the previous value, then replays the healed one", async () => {
   const device = new FakeDevice(cartScene());
   setup(device);
