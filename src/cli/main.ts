@@ -1,6 +1,6 @@
 /**
- * The tapshot command: review and maintain the store (`list`, `show`, `prune`) and
- * render a static HTML report over it and the last run (`report`).
+ * The tapshot command: review and maintain the store (`list`, `show`, `prune`; `pending`,
+ * `accept`, `revert`, `review` in review/), and report over it and the last run (`report`).
  * Exit codes (see exit.ts): 0 ok, 1 failure or nothing found, 2 usage error.
  */
 import { readFileSync } from "node:fs";
@@ -12,6 +12,9 @@ import { runList } from "./list.js";
 import { runShow } from "./show.js";
 import { runPrune } from "./prune.js";
 import { runReport } from "./report/index.js";
+import { addReviewCommands } from "./review/commands.js";
+import { FileStore } from "../core/store/file-store.js";
+import type { Store } from "../core/store/store.js";
 import { readRuns } from "./runs.js";
 import {
   collect,
@@ -68,6 +71,10 @@ async function modelOf(options: CommonOptions) {
   return readStoreModel(options.storage, await readRuns(options.results));
 }
 
+function storeOf(options: CommonOptions): Store {
+  return new FileStore(options.storage);
+}
+
 /** The program; `exit` receives the exit code of a subcommand. */
 export function buildProgram(exit: (code: number) => void): Command {
   const program = new Command("tapshot")
@@ -113,6 +120,7 @@ export function buildProgram(exit: (code: number) => void): Command {
       exit(await runReport({ ...flags, ...options }));
     });
 
+  addReviewCommands(program, { withCommon, withFilters, common, modelOf, storeOf, exit });
   return program;
 }
 
