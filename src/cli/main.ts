@@ -115,7 +115,13 @@ export function buildProgram(exit: (code: number) => void): Command {
     .description("write a static HTML report over the store and the last run's results")
     .option("--out <dir>", "output folder (default: <results>/report)")
     .option("--run <id>", "show this run folder instead of the last run (repeatable)", collect)
-    .action(async (flags: Partial<CommonOptions> & { out?: string; run?: string[] }) => {
+    .addOption(
+      new Option("--format <format>", "markdown: also print a summary (for $GITHUB_STEP_SUMMARY)").choices([
+        "html",
+        "markdown",
+      ]),
+    )
+    .action(async (flags: Partial<CommonOptions> & { out?: string; run?: string[]; format?: "html" | "markdown" }) => {
       const options = common(flags);
       exit(await runReport({ ...flags, ...options }));
     });

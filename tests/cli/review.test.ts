@@ -134,3 +134,37 @@ describe("accept and revert", () => {
     expect([...seen].every((s) => [healed!.record.imageSha256, after!.record.imageSha256].includes(s))).toBe(true);
   });
 });
+
+describe("report --format markdown", () => {
+  test("summarises failures, heals, new values, pending counts, model calls and time, linking the report's files", async () => {
+    // One heal accepted, so the summary shows both states.
+    expect((await runCli(["accept", "checkout-page", "--by", "Ada", ...where()])).code).toBe(0);
+    const out = path.join(fx.root, "report");
+    const { code, stdout } = await runCli(["report", "--format", "markdown", "--out", out, ...where()]);
+    expect(code).toBe(0);
+    expect(await fs.readFile(path.join(out, "summary.md"), "utf8")).toBe(stdout);
+    expect(stdout).toContain("## tapshot: 2 failures, 2 heals, 3 values pending review");
+    // failures, heals, new pending, heals pending, calls and model calls of the fixture's run, and their time.
+    expect(stdout).toMatch(/^\| 2 \| 2 \| 2 \| 1 \| 9 \| 4 \| \d+\.\d s \|$/m);
+    expect(stdout).toMatch(
+      /- \*\*screenshot "confirmation"\*\* on fake\\-pixel\\-7\\_14: .*\[expected\]\(files\/runs\//,
+    );
+    expect(stdout).toMatch(
+      /- tap \*\*the checkout button\*\* on fake\\-pixel\\-7\\_14, \*\*pending review\*\*: \[before\]\(files\/store\/taps\//,
+    );
+    expect(stdout).toMatch(/- baseline \*\*checkout\\-page\*\* on fake\\-pixel\\-7\\_14, accepted: \[before\]/);
+    expect(stdout).toContain("### New values pending review");
+    expect(stdout).toMatch(/- tap \*\*the add to cart button\*\* on fake\\-pixel\\-7\\_14/);
+    // Every linked file exists beside the report.
+    for (const [, url] of stdout.matchAll(/\]\((files\/[^)]+)\)/g)) {
+      await expect(fs.stat(path.join(out, decodeURIComponent(url!)))).resolves.toBeTruthy();
+    }
+  });
+
+  test("stored text cannot format, link or inject HTML into the summary", async () => {
+    const { md } = await import("../../src/cli/report/markdown.js");
+    expect(md("[x](http://evil) <img src=x> *b* | \n")).toBe(
+      "\\[x\\]\\(http://evil\\) &lt;img src=x&gt; \\*b\\* \\| \\\\n",
+    );
+  });
+});
