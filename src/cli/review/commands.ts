@@ -7,6 +7,8 @@ import type { EntryFilter } from "../select.js";
 import { runDecide } from "./decide.js";
 import { runPending } from "./pending.js";
 import { reviewerName } from "./reviewer.js";
+import { startReviewServer } from "./server.js";
+import { printLines } from "../format.js";
 
 /** What main.ts shares with these commands: its common options and filters, and how it opens the store. */
 export interface ProgramParts {
@@ -50,4 +52,20 @@ export function addReviewCommands(program: Command, parts: ProgramParts): void {
         exit(await runDecide(await modelOf(options), storeOf(options), decision, query, { ...flags, ...options }, by));
       });
   }
+
+  withCommon(program.command("review"), false)
+    .description("open a local page (127.0.0.1 only) to accept or revert pending values; Ctrl-C stops it")
+    .option("--by <name>", "who reviews, for the record (default: $TAPSHOT_REVIEWER, else git user.name <user.email>)")
+    .action(async (flags: Flags) => {
+      const options = common(flags);
+      const server = await startReviewServer({
+        store: storeOf(options),
+        readModel: () => modelOf(options),
+        reviewer: reviewerName(flags.by),
+      });
+      printLines([`Review pending values at ${server.url}`, "Press Ctrl-C to stop."]);
+      await new Promise<void>((resolve) => process.once("SIGINT", resolve));
+      await server.close();
+      exit(0);
+    });
 }
