@@ -142,7 +142,7 @@ describe("report --format markdown", () => {
     const out = path.join(fx.root, "report");
     const { code, stdout } = await runCli(["report", "--format", "markdown", "--out", out, ...where()]);
     expect(code).toBe(0);
-    expect(await fs.readFile(path.join(out, "summary.md"), "utf8")).toBe(stdout);
+    expect(await fs.readFile(`${out}/summary.md`, "utf8")).toBe(stdout);
     expect(stdout).toContain("## tapshot: 2 failures, 2 heals, 3 values pending review");
     // failures, heals, new pending, heals pending, calls and model calls of the fixture's run, and their time.
     expect(stdout).toMatch(/^\| 2 \| 2 \| 2 \| 1 \| 9 \| 4 \| \d+\.\d s \|$/m);

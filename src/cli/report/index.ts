@@ -19,7 +19,7 @@ export interface ReportOptions {
   /** Run ids to show instead of the last run. */
   run?: string[];
   json?: boolean;
-  /** `html` (default): print the page's path; `markdown`: also write `summary.md` and print it. */
+  /** `html` (default): print the page's path; `markdown`: also write `<out>/summary.md` and print it. */
   format?: "html" | "markdown";
 }
 
@@ -49,7 +49,7 @@ export async function runReport(options: ReportOptions): Promise<number> {
   await fs.writeFile(page, renderReport(view));
   if (options.format === "markdown") {
     const summary = renderMarkdown(view, pendingValues(store));
-    await fs.writeFile(path.join(outDir, "summary.md"), summary);
+    await fs.writeFile(`${outDir}/summary.md`, summary);
     process.stdout.write(summary);
   } else if (options.json) {
     printJson({
