@@ -49,6 +49,19 @@ describe("pending", () => {
   });
 });
 
+test("list and the HTML report show what is pending", async () => {
+  const { stdout } = await runCli(["list", ...where()]);
+  expect(stdout).toMatch(/the add to cart button .*test-double:scripted\s+pending$/m);
+  expect(stdout).toMatch(/cart-page .*accepted$/m);
+  const out = path.join(fx.root, "report");
+  expect((await runCli(["report", "--out", out, ...where()])).code).toBe(0);
+  const html = await fs.readFile(path.join(out, "index.html"), "utf8");
+  const cell = (key: string) =>
+    html.slice(html.indexOf(`data-testid="baseline" data-name="${key}"`)).split("</td>")[0]!;
+  expect(cell("checkout-page")).toContain('data-testid="pending"');
+  expect(cell("confirmation")).not.toContain('data-testid="pending"');
+});
+
 describe("accept and revert", () => {
   test("accept by prompt marks it accepted with who and when, and prints the one file changed", async () => {
     const { code, stdout } = await runCli(["accept", "add to cart", ...where()], {
