@@ -2,6 +2,7 @@
 import { printJson, printLines, age, clip, table } from "./format.js";
 import { allEntries, type StoreModel } from "./model.js";
 import { entryJson, matchesFilter, type EntryFilter } from "./select.js";
+import { reviewOf } from "../core/store/records.js";
 
 export interface ListOptions extends EntryFilter {
   json?: boolean;
@@ -39,8 +40,9 @@ export function runList(model: StoreModel, options: ListOptions): number {
         e.healedAt ? age(e.healedAt) : "-",
         age(e.lastUsed),
         e.record.model,
+        reviewOf(e.record).state,
       ]);
-    const header = ["KIND", "NAME / PROMPT", "CREATED", "HEALED", "LAST USED", "MODEL"];
+    const header = ["KIND", "NAME / PROMPT", "CREATED", "HEALED", "LAST USED", "MODEL", "REVIEW"];
     lines.push("", group, ...table(header, rows).map((line) => `  ${line}`));
   }
   const filtered = Boolean(options.platform || options.device?.length || options.kind);

@@ -1,6 +1,6 @@
 /**
- * The tapshot command: review and maintain the store (`list`, `show`, `prune`) and
- * render a static HTML report over it and the last run (`report`).
+ * The tapshot command: review and maintain the store (`list`, `show`, `prune`; `pending`,
+ * `accept`, `revert`, `review` in review/), and report over it and the last run (`report`).
  * Exit codes (see exit.ts): 0 ok, 1 failure or nothing found, 2 usage error.
  */
 import { readFileSync } from "node:fs";
@@ -14,6 +14,8 @@ import { runPrune } from "./prune.js";
 import { runReport } from "./report/index.js";
 import { openS3Store, openStore } from "./store.js";
 import { runSync } from "./sync.js";
+import { addReviewCommands } from "./review/commands.js";
+import type { Store } from "../core/store/store.js";
 import { readRuns } from "./runs.js";
 import {
   collect,
@@ -78,6 +80,10 @@ async function modelOf(options: CommonOptions) {
   return readStoreModel(await openStore(options), await readRuns(options.results));
 }
 
+function storeOf(options: CommonOptions): Promise<Store> {
+  return openStore(options);
+}
+
 /** The program; `exit` receives the exit code of a subcommand. */
 export function buildProgram(exit: (code: number) => void): Command {
   const program = new Command("tapshot")
@@ -118,7 +124,13 @@ export function buildProgram(exit: (code: number) => void): Command {
     .description("write a static HTML report over the store and the last run's results")
     .option("--out <dir>", "output folder (default: <results>/report)")
     .option("--run <id>", "show this run folder instead of the last run (repeatable)", collect)
-    .action(async (flags: Partial<CommonOptions> & { out?: string; run?: string[] }) => {
+    .addOption(
+      new Option("--format <format>", "markdown: also print a summary (for $GITHUB_STEP_SUMMARY)").choices([
+        "html",
+        "markdown",
+      ]),
+    )
+    .action(async (flags: Partial<CommonOptions> & { out?: string; run?: string[]; format?: "html" | "markdown" }) => {
       const options = common(flags);
       if (options.store) {
         throw new UsageError(
@@ -150,6 +162,7 @@ export function buildProgram(exit: (code: number) => void): Command {
       exit(await runSync(await openStore({ storage: flags.storage }), bucket, flags));
     });
 
+  addReviewCommands(program, { withCommon, withFilters, common, modelOf, storeOf, exit });
   return program;
 }
 

@@ -7,6 +7,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { FileStore, STALE_TEMP_MS } from "../core/store/file-store.js";
 import type { Store } from "../core/store/store.js";
+import { deleteRecord } from "../core/store/records.js";
 import { age, printJson, printLines, table } from "./format.js";
 import { allEntries, type StoreEntry, type StoreModel } from "./model.js";
 import { matchesFilter, type EntryFilter } from "./select.js";
@@ -134,9 +135,7 @@ async function removeRecord(store: Store, entry: StoreEntry): Promise<void> {
     if (now && now.getTime() !== entry.modifiedAt.getTime()) {
       throw new Error("it was used or changed while pruning, so it was kept");
     }
-    await store.remove(`${entry.key}.json`);
-    await store.remove(`${entry.key}.png`);
-    await store.remove(`${entry.key}.previous.png`);
+    await deleteRecord(store, entry.key);
   } finally {
     await release();
   }

@@ -11,13 +11,17 @@
  * - Heal: a mismatch with autoHeal in mode auto takes the key's lock and reads again. A record
  *   whose fingerprint changed was healed by a parallel run: it is used when the screen matches
  *   it now, else healed from. A heal keeps the value it replaces as `previous`.
+ * - Review: every learned or healed value is stored `pending` (docs/reviewing.md). A heal whose
+ *   image a person rejected (`tapshot revert`) is refused before the model is asked, and fails
+ *   as the mismatch it is, naming the rejection.
  */
 import type { z } from "zod";
 import type { Call } from "./call.js";
 import { screenOf, sameScreen } from "./device.js";
 import { HEALED_MESSAGE, type Outcome } from "./log.js";
-import { createRecord, FORMAT, readRecord, replaceRecord, sha256, type Stored } from "./store/records.js";
-import type { StoredRecordBase } from "./store/records.js";
+import { createRecord, FORMAT, PENDING, readRecord, replaceRecord, sha256, type Stored } from "./store/records.js";
+import type { Rejection, StoredRecordBase } from "./store/records.js";
+import { describeRejection } from "./store/rejections.js";
 import { keyOnDevice } from "./store/keys.js";
 
 /** What a flow returns to the engine: the caller's result, the log entry's outcome and detail. */
@@ -29,7 +33,7 @@ export interface Done<R> {
 
 /** A new value: the record fields it sets, its image, and what the call returns. */
 export interface NewValue<Rec, R> {
-  fields: Omit<Rec, "format" | "imageSha256" | "storedAt" | "createdAt" | "previous">;
+  fields: Omit<Rec, "format" | "imageSha256" | "storedAt" | "createdAt" | "previous" | "review" | "rejected">;
   image: Buffer;
   done: Done<R>;
 }
@@ -40,6 +44,8 @@ export interface Mismatch {
   text: string;
   /** Whether a heal can help (not when the screen changed size mid-call). */
   healable: boolean;
+  /** Set when the heal was refused because a person rejected it: the kind's failure says so. */
+  rejected?: string;
 }
 
 /** The outcome of using a stored value: done, or a mismatch. */
@@ -65,6 +71,11 @@ export interface StoredKind<Rec extends StoredRecordBase, R, M extends Mismatch>
   fail(stored: Stored<Rec>, mismatch: M): Promise<never>;
   /** Learn a new value (the model is asked). */
   learn(otherScreen: Stored<Rec> | null): Promise<NewValue<Rec, R>>;
+  /**
+   * The fingerprint (src/core/store/rejections.ts) of what a heal would store now, as far as the
+   * screen of `mismatch` shows it without a model; `undefined` when it cannot be told.
+   */
+  healsTo(mismatch: M, rejection: Rejection): Promise<string | undefined>;
   /** Heal `stored` after `mismatch`: a new value, or `done` when no change is needed after all. */
   heal(stored: Stored<Rec>, mismatch: M): Promise<NewValue<Rec, R> | { done: Done<R> }>;
 }
@@ -134,7 +145,14 @@ async function learnAndStore<Rec extends StoredRecordBase, R, M extends Mismatch
   // A value learned after the deadline or an abort is not stored (docs/guarantees.md).
   call.deadline.throwIfAborted();
   const now = new Date().toISOString();
-  const record = { format: FORMAT, ...value.fields, imageSha256: sha256(value.image), storedAt: now, createdAt: now };
+  const record = {
+    format: FORMAT,
+    ...value.fields,
+    imageSha256: sha256(value.image),
+    storedAt: now,
+    createdAt: now,
+    review: PENDING,
+  };
   const store = call.config.store;
   if (otherScreen) {
     const previous = kind.valueSchema.parse(otherScreen.record);
@@ -186,20 +204,36 @@ async function healAndStore<Rec extends StoredRecordBase, R, M extends Mismatch>
     call.note(`a parallel run changed the ${kind.noun}; healing from its value`);
     stored = current;
   }
+  const rejection = await rejectedHeal(kind, stored, mismatch);
+  if (rejection) return kind.fail(stored, { ...mismatch, rejected: describeRejection(rejection) });
   const healed = await kind.heal(stored, mismatch);
   if (!("fields" in healed)) return healed.done;
   call.deadline.throwIfAborted();
 
   const record = {
     ...stored.record,
+    format: FORMAT,
     ...healed.fields,
     imageSha256: sha256(healed.image),
     storedAt: new Date().toISOString(),
     previous: kind.valueSchema.parse(stored.record),
+    review: PENDING,
   };
   await replaceRecord(call.config.store, key, record, healed.image, stored.image);
   const { done } = healed;
   return { ...done, detail: [`${HEALED_MESSAGE}: ${key}.json`, done.detail].filter(Boolean).join("; ") };
+}
+
+/** The rejection a heal from `mismatch` would repeat, if any; no model is asked. */
+async function rejectedHeal<Rec extends StoredRecordBase, M extends Mismatch>(
+  kind: StoredKind<Rec, unknown, M>,
+  stored: Stored<Rec>,
+  mismatch: M,
+): Promise<Rejection | undefined> {
+  for (const rejection of stored.record.rejected ?? []) {
+    if ((await kind.healsTo(mismatch, rejection)) === rejection.fingerprint) return rejection;
+  }
+  return undefined;
 }
 
 /** One rule for "another run changed this record": its image or its store time differ. */

@@ -16,6 +16,7 @@ import { passedBefore, rememberPassed } from "./passed-screens.js";
 import { pollForMatch, waitForStable, type Shot } from "./stable-screen.js";
 import { allowedDiffPixels, describeAllowance, type ScreenshotParams } from "./screenshot-input.js";
 import { baselineFolder, baselineKey } from "./store/keys.js";
+import { baselineFingerprint } from "./store/rejections.js";
 import {
   BaselineRecordSchema,
   BaselineValueSchema,
@@ -119,6 +120,10 @@ function baselineKind(
       };
     },
 
+    async healsTo(mismatch) {
+      return baselineFingerprint(mismatch.shot.raw, call.device);
+    },
+
     async useNow(stored) {
       const baseline = baselineOf(stored, await decode(stored.image), params);
       const png = await call.screenshot();
@@ -131,15 +136,17 @@ function baselineKind(
       return result.diffPixels <= allowed ? matched(result.diffPixels, allowed) : null;
     },
 
-    async fail(_stored, { text, baseline, shot, diffPixels, diffPng }) {
+    async fail(_stored, { text, baseline, shot, diffPixels, diffPng, rejected }) {
       await reportMismatch(call, baseline, shot, diffPng);
-      const hint =
-        params.autoHeal && call.config.mode === "replay"
-          ? `autoHeal is off in mode "replay". `
-          : `If the change is intended, run with { autoHeal: true } to let the model confirm it and update the baseline. `;
+      const hint = rejected
+        ? `; ${rejected}. Fix the app; or, if the new screen is right after all, `
+        : `, still at the deadline. ` +
+          (params.autoHeal && call.config.mode === "replay"
+            ? `autoHeal is off in mode "replay". `
+            : `If the change is intended, run with { autoHeal: true } to let the model confirm it and update the baseline. `) +
+          `To judge a new baseline instead, `;
       throw new ScreenshotMismatchError(
-        `${subject}: ${text}, still at the deadline. ${hint}To judge a new baseline instead, delete ${where}.json ` +
-          `and .png.`,
+        `${subject}: ${text}${hint}delete ${where}.json and .png.`,
         diffPixels,
         diffPixels / (baseline.raw.width * baseline.raw.height),
       );

@@ -23,6 +23,7 @@ import { systemBarMasks } from "./masks.js";
 import { passedBefore, rememberPassed } from "./passed-screens.js";
 import { pollForMatch, waitForStable } from "./stable-screen.js";
 import { tapKey } from "./store/keys.js";
+import { tapFingerprint } from "./store/rejections.js";
 import { TapRecordSchema, TapValueSchema, type TapRecord } from "./store/records.js";
 
 /** Wait after a fresh tap before the first `verify` check, so the screen can react. */
@@ -113,11 +114,19 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
       await call.report("expected", stored.image, "expected-crop");
       if (mismatch.actual) await call.report("actual", await encodePng(mismatch.actual), "actual-crop");
       await call.report("screenshot", await outlineRect(mismatch.screenshot, stored.record.crop), "screenshot");
-      throw new ReplayMismatchError(
-        `${subject}: ${mismatch.text}. The screen may have changed. If the element moved or was restyled, run ` +
-          `with { autoHeal: true } to let the model find it again and update ${key}.json; if the prompt or verify ` +
-          `no longer fits, reword it to learn a new value.`,
-      );
+      const hint = mismatch.rejected
+        ? `${mismatch.rejected}. Fix the app; or, if the new place is right after all, delete ${key}.json to learn it again.`
+        : `The screen may have changed. If the element moved or was restyled, run with { autoHeal: true } to let ` +
+          `the model find it again and update ${key}.json; if the prompt or verify no longer fits, reword it to ` +
+          `learn a new value.`;
+      throw new ReplayMismatchError(`${subject}: ${mismatch.text}. ${hint}`);
+    },
+
+    async healsTo(mismatch, rejection) {
+      if (!rejection.crop || !rectFits(rejection.crop, call.device.screen.width, call.device.screen.height)) {
+        return undefined;
+      }
+      return tapFingerprint(await decodeRegion(mismatch.screenshot, rejection.crop));
     },
 
     async learn() {

@@ -126,6 +126,7 @@ async function writeBaseline(
       reason: "the redesign moved the checkout button; no real change",
       storedAt: new Date(Date.now() - DAY).toISOString(),
       previous,
+      review: { state: "pending" },
     };
     await replaceRecord(store, key, healed, image, first);
   }

@@ -6,10 +6,13 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { z } from "zod";
 import type { AiKind } from "../../src/core/contract.js";
 import { createPlatformApi } from "../../src/core/engine.js";
 import type { LogEntry } from "../../src/core/log.js";
-import { BaselineRecordSchema, sha256, TapRecordSchema } from "../../src/core/store/records.js";
+import { FileStore } from "../../src/core/store/file-store.js";
+import { BaselineRecordSchema, reviewOf, sha256, TapRecordSchema } from "../../src/core/store/records.js";
+import { acceptValue, revertValue } from "../../src/cli/review/actions.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver, type FakeScene } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
@@ -49,7 +52,7 @@ interface KindUnderTest {
   used: string;
   /** The stored record's folder under `_ai_/`. */
   folder: string;
-  parse(json: unknown): { imageSha256: string; previous?: { imageSha256: string } };
+  parse(json: unknown): z.infer<typeof TapRecordSchema> | z.infer<typeof BaselineRecordSchema>;
 }
 
 const KINDS: KindUnderTest[] = [
@@ -100,7 +103,8 @@ async function storedRecord(kind: KindUnderTest) {
   expect(files).toHaveLength(1);
   const base = path.join(dir, files[0]!.replace(/\.json$/, ""));
   const record = kind.parse(JSON.parse(await fs.readFile(`${base}.json`, "utf8")));
-  return { record, png: await fs.readFile(`${base}.png`) };
+  const key = path.relative(path.join(storageDir, "_ai_"), base).split(path.sep).join("/");
+  return { record, png: await fs.readFile(`${base}.png`), key };
 }
 
 beforeEach(async () => {
@@ -169,5 +173,97 @@ describe.each(KINDS)("the lifecycle of a $name", (kind) => {
     expect(healed.record.previous?.imageSha256).toBe(learned.record.imageSha256);
     expect(healed.record.imageSha256).toBe(sha256(healed.png));
     expect(logs.at(-1)!.detail).toMatch(new RegExp(`^tapshot healed a stored value: ${kind.folder}/`));
+  });
+});
+
+describe.each(KINDS)("review of a $name", (kind) => {
+  const by = { name: "Ada <ada@example.com>", at: "2026-12-01T10:00:00.000Z" };
+
+  test("a learned value and a heal are stored pending; the heal keeps the accepted previous value's review", async () => {
+    const device = new FakeDevice(cartScene());
+    setup(device);
+    await kind.run(device);
+    const learned = await storedRecord(kind);
+    expect(learned.record.format).toBe(2);
+    expect(learned.record.review).toEqual({ state: "pending" });
+
+    const store = new FileStore(storageDir);
+    expect((await acceptValue(store, learned.key, by)).files).toEqual([`${learned.key}.json`]);
+    expect((await storedRecord(kind)).record.review).toEqual({ state: "accepted", by: by.name, at: by.at });
+
+    const moved = new FakeDevice(cartScene(1));
+    channel.script.locate = locateOnDevice(moved);
+    expect(await kind.run(moved, { autoHeal: true })).toBe("healed");
+    const healed = await storedRecord(kind);
+    expect(healed.record.review).toEqual({ state: "pending" });
+    expect(healed.record.previous?.review).toEqual({ state: "accepted", by: by.name, at: by.at });
+    // Pending values replay as any other.
+    expect(await kind.run(moved)).toBe(kind.used);
+  });
+
+  test("a reverted heal is restored, remembered, and refused on the next run without a model call", async () => {
+    const device = new FakeDevice(cartScene());
+    setup(device);
+    await kind.run(device);
+    const learned = await storedRecord(kind);
+    const moved = new FakeDevice(cartScene(1));
+    channel.script.locate = locateOnDevice(moved);
+    await kind.run(moved, { autoHeal: true });
+    const healed = await storedRecord(kind);
+
+    const store = new FileStore(storageDir);
+    const change = await revertValue(store, learned.key, by, healed.record.imageSha256);
+    expect(change).toEqual({
+      key: learned.key,
+      action: "reverted",
+      files: [`${learned.key}.json`, `${learned.key}.png`, `${learned.key}.previous.png`],
+    });
+    const reverted = await storedRecord(kind);
+    expect(reverted.record.imageSha256).toBe(learned.record.imageSha256);
+    expect(reverted.png.equals(learned.png)).toBe(true);
+    expect(reverted.record.previous).toBeUndefined();
+    // The learned value had not been accepted: it is pending again.
+    expect(reviewOf(reverted.record)).toEqual({ state: "pending" });
+    expect(reverted.record.rejected).toEqual([
+      expect.objectContaining({ model: SCRIPTED_MODEL, rejectedBy: by.name, rejectedAt: by.at }),
+    ]);
+
+    const calls = channel.count();
+    const error = await kind.run(moved, { autoHeal: true }).catch((e: unknown) => e);
+    expect(channel.count()).toBe(calls);
+    expect((error as Error).message).toContain(
+      `a heal to this same image was reverted by ${by.name} on ${by.at} (the model ${SCRIPTED_MODEL} had said:`,
+    );
+    expect((error as { code: string }).code).toMatch(/mismatch/);
+    expect((await storedRecord(kind)).record.imageSha256).toBe(learned.record.imageSha256);
+
+    // The original screen still replays; another change still heals.
+    expect(await kind.run(device)).toBe(kind.used);
+  });
+
+  test("reverting a new value deletes it, so the next run learns it again", async () => {
+    const device = new FakeDevice(cartScene());
+    setup(device);
+    await kind.run(device);
+    const learned = await storedRecord(kind);
+    const change = await revertValue(new FileStore(storageDir), learned.key, by);
+    expect(change.action).toBe("deleted");
+    expect(change.files).toEqual([`${learned.key}.json`, `${learned.key}.png`]);
+    expect(await kind.run(device)).toBe(kind.learned);
+  });
+
+  test("accept and revert leave values that are not pending alone", async () => {
+    const device = new FakeDevice(cartScene());
+    setup(device);
+    await kind.run(device);
+    const { key } = await storedRecord(kind);
+    const store = new FileStore(storageDir);
+    await acceptValue(store, key, by);
+    expect(await revertValue(store, key, by)).toEqual({
+      key,
+      action: "unchanged",
+      files: [],
+      why: "it is not pending review",
+    });
   });
 });

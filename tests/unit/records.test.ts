@@ -11,6 +11,8 @@ import {
   createRecord,
   readRecord,
   replaceRecord,
+  restorePrevious,
+  reviewOf,
   sha256,
   type BaselineRecord,
   type TapRecord,
@@ -68,12 +70,32 @@ describe("record schemas", () => {
   test("a tap record carries the format version, the device, the model and timestamps", async () => {
     const record = tapRecord(await png("#00ff00"));
     expect(TapRecordSchema.parse(record)).toEqual(record);
-    expect(FORMAT).toBe(1);
+    expect(FORMAT).toBe(2);
   });
 
-  test("a record of another format version is refused", async () => {
-    const record = { ...tapRecord(await png("#00ff00")), format: 2 };
+  test("a record of an unknown format version is refused", async () => {
+    const record = { ...tapRecord(await png("#00ff00")), format: 3 };
     expect(TapRecordSchema.safeParse(record).success).toBe(false);
+  });
+
+  test("a format 1 record (before review states) still reads, as accepted with no rejections", async () => {
+    // Exactly what version 1 wrote: no review, no rejected.
+    const image = await png("#00ff00");
+    const old = { ...tapRecord(image), format: 1 };
+    await store.write(`${key}.png`, image);
+    await store.write(`${key}.json`, Buffer.from(JSON.stringify(old, null, 2)));
+    const stored = await readRecord(store, key, TapRecordSchema);
+    expect(stored?.record.format).toBe(1);
+    expect(reviewOf(stored!.record)).toEqual({ state: "accepted", by: null, at: null });
+    expect(stored?.record.rejected).toBeUndefined();
+  });
+
+  test("review states: pending, or accepted with who and when; anything else is refused", async () => {
+    const record = tapRecord(await png("#00ff00"));
+    const accepted = { state: "accepted", by: "Ada <ada@example.com>", at: new Date().toISOString() } as const;
+    expect(reviewOf(TapRecordSchema.parse({ ...record, review: { state: "pending" } }))).toEqual({ state: "pending" });
+    expect(reviewOf(TapRecordSchema.parse({ ...record, review: accepted }))).toEqual(accepted);
+    expect(TapRecordSchema.safeParse({ ...record, review: { state: "approved" } }).success).toBe(false);
   });
 
   test("a baseline record keeps its varying regions", async () => {
@@ -156,6 +178,43 @@ describe("readRecord / createRecord / replaceRecord", () => {
     const stored = await readRecord(store, key, TapRecordSchema);
     expect(stored?.record.point.x).toBe(100);
     expect(stored?.image.equals(oldImage)).toBe(true);
+  });
+
+  test("restorePrevious (a revert) is never torn: every step reads as the old or the restored value", async () => {
+    const oldImage = await png("#00ff00");
+    const newImage = await png("#0000ff");
+    const old = tapRecord(oldImage, 100);
+    await createRecord(store, key, old, oldImage);
+    const { imageSha256, storedAt, point, box, crop, model, reason } = old;
+    await replaceRecord(
+      store,
+      key,
+      { ...tapRecord(newImage, 300), previous: { imageSha256, storedAt, point, box, crop, model, reason } },
+      newImage,
+      oldImage,
+    );
+    // Each write of restorePrevious in turn, reading after each one.
+    const seen: number[] = [];
+    const spy = new Proxy(store, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (prop !== "write" && prop !== "remove") return typeof value === "function" ? value.bind(target) : value;
+        return async (...args: unknown[]) => {
+          const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          seen.push((await readRecord(target, key, TapRecordSchema))!.record.point.x);
+          return result;
+        };
+      },
+    });
+    expect(await restorePrevious(spy, key, old, oldImage)).toEqual([
+      `${key}.json`,
+      `${key}.png`,
+      `${key}.previous.png`,
+    ]);
+    expect(seen).toEqual([100, 100, 100]);
+    const stored = await readRecord(store, key, TapRecordSchema);
+    expect(stored?.image.equals(oldImage)).toBe(true);
+    expect(await store.read(`${key}.previous.png`)).toBeNull();
   });
 
   test("a PNG that does not match its record's SHA-256 is a StoreError that says how to fix it", async () => {

@@ -90,7 +90,7 @@ test("learns once, then replays with no model call", async () => {
   const files = await storedTaps();
   expect(files).toEqual([expect.stringMatching(/^android\/fake-phone-1_14\/the-checkout-button-[0-9a-f]{10}\.json$/)]);
   const record = await readTap(files[0]!);
-  expect(record).toMatchObject({ format: 1, prompt: "the checkout button", verify: null, model: SCRIPTED_MODEL });
+  expect(record).toMatchObject({ format: 2, prompt: "the checkout button", verify: null, model: SCRIPTED_MODEL });
   expect(record.device.screen).toEqual({ width: 360, height: 640 });
   // The crop is the element's box padded by 4 tap units, clamped to the screen.
   expect(record.crop).toEqual({ x: 36, y: 516, width: 288, height: 64 });

@@ -1,5 +1,6 @@
 /** Renders the report view as one static HTML page (no script, no external assets). */
 import { age } from "../format.js";
+import { reviewOf } from "../../core/store/records.js";
 import { STYLE } from "./style.js";
 import type { BaselineView, CallView, Overlay, ReportView, TapView } from "./view.js";
 
@@ -30,6 +31,13 @@ function marker(point: Overlay, label: string): string {
 
 function badge(outcome: string): string {
   return `<span class="badge ${esc(outcome)}">${esc(outcome)}</span>`;
+}
+
+/** A "pending review" badge for a value nobody has accepted yet (docs/reviewing.md). */
+function pending(record: Parameters<typeof reviewOf>[0]): string {
+  return reviewOf(record).state === "pending"
+    ? ` <span class="badge pending" data-testid="pending">pending review</span>`
+    : "";
 }
 
 function failureCard(call: CallView): string {
@@ -77,7 +85,7 @@ function healCard(view: TapView | BaselineView, now: number): string {
   }
   const title = entry.kind === "tap" ? `tap "${entry.subject}"` : `baseline "${entry.subject}"`;
   return `<article class="card heal" data-testid="heal" data-kind="${entry.kind}" data-subject="${esc(entry.subject)}" data-device="${esc(entry.device)}">
-  <h4>${esc(title)} ${view.healedInLastRun ? badge("healed") + ' <span class="meta">in the last run</span>' : ""}</h4>
+  <h4>${esc(title)} ${view.healedInLastRun ? badge("healed") + ' <span class="meta">in the last run</span>' : ""}${pending(r)}</h4>
   <div class="meta">${esc(entry.platform)} · ${esc(entry.device)} · healed ${when(r.storedAt, now)} by <span class="mono">${esc(r.model)}</span></div>
   <div class="figures">
     <figure data-testid="heal-before">${before}</figure><span class="arrow">→</span><figure data-testid="heal-after">${after}</figure>
@@ -94,7 +102,7 @@ function baselineCell(view: BaselineView | undefined, device: string, name: stri
   const overlays = view.varying.map((v) => `<span class="varying" style="${pct(v)}"></span>`).join("");
   return `<td data-testid="baseline" data-name="${esc(name)}" data-device="${esc(device)}">
   <figure><span class="screen">${img(view.image, `${name} on ${device}`, overlays)}</span>
-  <figcaption>stored ${when(entry.record.storedAt, now)} · used ${when(entry.lastUsed, now)}${entry.healedAt ? ` · ${badge("healed")}` : ""}</figcaption></figure>
+  <figcaption>stored ${when(entry.record.storedAt, now)} · used ${when(entry.lastUsed, now)}${entry.healedAt ? ` · ${badge("healed")}` : ""}${pending(entry.record)}</figcaption></figure>
 </td>`;
 }
 
@@ -106,7 +114,7 @@ function tapCard(view: TapView, now: number): string {
   ${r.verify ? `<div class="meta">verify: ${esc(r.verify)}</div>` : ""}
   <div class="figures"><figure class="crop">${img(view.crop, `crop of ${entry.subject}`, marker(view.point, `(${r.point.x}, ${r.point.y})`))}
   <figcaption>point <span class="mono" data-testid="tap-coordinates">(${r.point.x}, ${r.point.y})</span> · crop ${r.crop.width}×${r.crop.height} at (${r.crop.x}, ${r.crop.y})</figcaption></figure></div>
-  <div class="meta">stored ${when(r.storedAt, now)} · used ${when(entry.lastUsed, now)} · <span class="mono">${esc(r.model)}</span>${entry.healedAt ? ` · ${badge("healed")}` : ""}</div>
+  <div class="meta">stored ${when(r.storedAt, now)} · used ${when(entry.lastUsed, now)} · <span class="mono">${esc(r.model)}</span>${entry.healedAt ? ` · ${badge("healed")}` : ""}${pending(r)}</div>
 </article>`;
 }
 

@@ -8,6 +8,8 @@ import { UsageError } from "../exit.js";
 import { ReportFiles } from "./files.js";
 import { renderReport } from "./html.js";
 import { buildView } from "./view.js";
+import { renderMarkdown } from "./markdown.js";
+import { pendingValues } from "../review/pending.js";
 
 export interface ReportOptions {
   storage: string;
@@ -17,6 +19,8 @@ export interface ReportOptions {
   /** Run ids to show instead of the last run. */
   run?: string[];
   json?: boolean;
+  /** `html` (default): print the page's path; `markdown`: also write `<out>/summary.md` and print it. */
+  format?: "html" | "markdown";
 }
 
 export async function runReport(options: ReportOptions): Promise<number> {
@@ -43,7 +47,11 @@ export async function runReport(options: ReportOptions): Promise<number> {
   const view = await buildView(store, runs, files);
   const page = path.join(outDir, "index.html");
   await fs.writeFile(page, renderReport(view));
-  if (options.json) {
+  if (options.format === "markdown") {
+    const summary = renderMarkdown(view, pendingValues(store));
+    await fs.writeFile(`${outDir}/summary.md`, summary);
+    process.stdout.write(summary);
+  } else if (options.json) {
     printJson({
       report: page,
       runs: runs.map((r) => r.id),

@@ -24,6 +24,7 @@ code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, m
 .badge.learned, .badge.stored { background: #e7edff; color: var(--accent); }
 .badge.healed { background: #fff1e0; color: var(--heal); }
 .badge.failed { background: #fdecec; color: var(--fail); }
+.badge.pending { background: #fff8db; color: #8a6100; }
 .cards { display: flex; flex-wrap: wrap; gap: 12px; }
 .card { background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: 12px 14px; }
 .card h4 { margin: 0 0 4px; font-size: 14px; }

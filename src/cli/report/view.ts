@@ -72,7 +72,8 @@ function overlay(box: Box, frame: Box | { width: number; height: number }, x0 = 
   };
 }
 
-const pointIn = (p: { x: number; y: number }, crop: Box) =>
+/** A point on a crop, as an overlay of the crop image. */
+export const pointIn = (p: { x: number; y: number }, crop: Box) =>
   overlay({ ...p, width: 0, height: 0 }, crop, crop.x, crop.y);
 
 export async function buildView(store: StoreModel, runs: Run[], files: ReportFiles): Promise<ReportView> {

@@ -13,11 +13,58 @@ import { redactDeep } from "../secrets.js";
 import { describeZodError } from "../contract.js";
 import type { Store } from "./store.js";
 
-/** Version of the record format; bumped when a change needs migration. */
-export const FORMAT = 1;
+/**
+ * Version of the record format written; bumped when a change needs migration. Format 2 added
+ * `review` and `rejected`; a format 1 record has neither and reads as accepted, with no rejections.
+ */
+export const FORMAT = 2;
+/** Every format version a reader accepts. */
+const FormatSchema = z.union([z.literal(1), z.literal(FORMAT)]);
 
 const PointSchema = z.object({ x: z.number(), y: z.number() });
 const IsoDate = z.string().datetime();
+
+/**
+ * Whether a person has looked at a value (docs/reviewing.md): new values and heals are
+ * `pending` until accepted. Replays use pending values all the same.
+ */
+export const ReviewSchema = z.discriminatedUnion("state", [
+  z.object({ state: z.literal("pending") }),
+  z.object({
+    state: z.literal("accepted"),
+    /** Who accepted it (`Name <email>` from git config, `--by` or `$TAPSHOT_REVIEWER`), when known. */
+    by: z.string().nullable(),
+    at: IsoDate.nullable(),
+  }),
+]);
+/** The review state of a stored value. */
+export type Review = z.infer<typeof ReviewSchema>;
+
+/** The review state of a value just learned or healed. */
+export const PENDING: Review = { state: "pending" };
+
+/** A record's review state; a record stored before format 2 has none and was accepted by being committed. */
+export function reviewOf(record: { review?: Review | undefined }): Review {
+  return record.review ?? { state: "accepted", by: null, at: null };
+}
+
+/**
+ * A heal a person reverted: what identifies its image, so the same heal is refused without a
+ * model call (src/core/store/rejections.ts computes the fingerprint).
+ */
+export const RejectionSchema = z.object({
+  /** SHA-256 over the rejected image's pixels (a baseline's outside its system bars). */
+  fingerprint: z.string(),
+  /** A tap's rejected crop rectangle, where a later screen is looked at. */
+  crop: BoxSchema.optional(),
+  /** What the model had said when it healed. */
+  model: z.string(),
+  reason: z.string(),
+  rejectedAt: IsoDate,
+  rejectedBy: z.string().nullable(),
+});
+/** A reverted heal, kept in the record's `rejected` list. */
+export type Rejection = z.infer<typeof RejectionSchema>;
 
 /** The fields of a tap value (kept as `previous` when it is healed). */
 export const TapValueSchema = z.object({
@@ -31,11 +78,13 @@ export const TapValueSchema = z.object({
   reason: z.string(),
   imageSha256: z.string(),
   storedAt: IsoDate,
+  /** Kept with the value, so a revert restores the review state the previous value had. */
+  review: ReviewSchema.optional(),
 });
 
 export const TapRecordSchema = z
   .object({
-    format: z.literal(FORMAT),
+    format: FormatSchema,
     kind: z.literal("tap"),
     prompt: z.string(),
     verify: z.string().nullable(),
@@ -44,6 +93,8 @@ export const TapRecordSchema = z
     createdAt: IsoDate,
     /** The value this one replaced when it was healed; its image is `<key>.previous.png`. */
     previous: TapValueSchema.optional(),
+    /** Heals a person reverted (format 2). */
+    rejected: z.array(RejectionSchema).optional(),
   })
   .superRefine((record, ctx) => {
     // A stored point is tapped without a model: an edited or corrupted one must never be (docs/guarantees.md).
@@ -71,16 +122,19 @@ export const BaselineValueSchema = z.object({
   reason: z.string(),
   imageSha256: z.string(),
   storedAt: IsoDate,
+  review: ReviewSchema.optional(),
 });
 
 export const BaselineRecordSchema = z.object({
-  format: z.literal(FORMAT),
+  format: FormatSchema,
   kind: z.literal("baseline"),
   name: z.string(),
   device: DeviceDescriptionSchema,
   ...BaselineValueSchema.shape,
   createdAt: IsoDate,
   previous: BaselineValueSchema.optional(),
+  /** Heals a person reverted (format 2). */
+  rejected: z.array(RejectionSchema).optional(),
 });
 /** A stored baseline: `_ai_/screenshots/<platform>/<name>/<device>.json`. */
 export type BaselineRecord = z.infer<typeof BaselineRecordSchema>;
@@ -107,6 +161,8 @@ export interface StoredRecordBase {
   device: DeviceDescription;
   imageSha256: string;
   storedAt: string;
+  review?: Review | undefined;
+  rejected?: Rejection[] | undefined;
 }
 
 /** A record with the image stored beside it. */
@@ -215,6 +271,46 @@ export async function replaceRecord(
   await store.write(`${key}.previous.png`, previousImage);
   await store.write(`${key}.png`, image);
   await store.write(`${key}.json`, recordJson(record));
+}
+
+/**
+ * Rewrite a record's JSON only (its image stays): accepting a value. Call with the key's lock held.
+ * Returns the keys written.
+ */
+export async function rewriteRecord(store: Store, key: string, record: object): Promise<string[]> {
+  await store.write(`${key}.json`, recordJson(record));
+  return [`${key}.json`];
+}
+
+/**
+ * Put the previous value back (reverting a heal): `record` is that value and `previousImage` its
+ * image. The JSON goes first: until `<key>.png` is replaced, readers find the record's image in
+ * `<key>.previous.png`, so no moment is torn. Call with the key's lock held. Returns the keys changed.
+ */
+export async function restorePrevious(
+  store: Store,
+  key: string,
+  record: object,
+  previousImage: Buffer,
+): Promise<string[]> {
+  await store.write(`${key}.json`, recordJson(record));
+  await store.write(`${key}.png`, previousImage);
+  await store.remove(`${key}.previous.png`);
+  return [`${key}.json`, `${key}.png`, `${key}.previous.png`];
+}
+
+/**
+ * Remove a record and its images, JSON first (the commit point: a reader then finds nothing,
+ * never a record without its image). Call with the key's lock held. Returns the keys removed.
+ */
+export async function deleteRecord(store: Store, key: string): Promise<string[]> {
+  const removed: string[] = [];
+  for (const file of [`${key}.json`, `${key}.png`, `${key}.previous.png`]) {
+    if ((await store.modifiedAt(file)) === null) continue;
+    await store.remove(file);
+    removed.push(file);
+  }
+  return removed;
 }
 
 /** A record as stored: pretty JSON with no secret in it (src/core/secrets.ts). */

@@ -1,0 +1,108 @@
+/**
+ * Accepting and reverting one stored value (docs/reviewing.md), through the `Store` API under
+ * the key's lock, so a run learning or healing it finishes first and no reader sees a torn record.
+ * `tapshot accept`/`revert` and the review page both go through here.
+ */
+import { StoreError } from "../../core/errors.js";
+import {
+  BaselineRecordSchema,
+  deleteRecord,
+  FORMAT,
+  readRecord,
+  restorePrevious,
+  reviewOf,
+  rewriteRecord,
+  sha256,
+  TapRecordSchema,
+  type BaselineRecord,
+  type TapRecord,
+} from "../../core/store/records.js";
+import { rejectionOf } from "../../core/store/rejections.js";
+import type { Store } from "../../core/store/store.js";
+
+/** How long a review waits for a run that is learning or healing the value. */
+export const LOCK_WAIT_MS = 10_000;
+
+/** What a review did to one value. */
+export interface ReviewChange {
+  key: string;
+  /** `accepted`; `reverted` (a heal: the previous value is back); `deleted` (a new value); `unchanged`. */
+  action: "accepted" | "reverted" | "deleted" | "unchanged";
+  /** Store keys written or removed (with extension), for the user to commit. */
+  files: string[];
+  /** Why nothing changed, when nothing did. */
+  why?: string;
+}
+
+/** Who reviews, and when. */
+export interface ReviewBy {
+  name: string | null;
+  at: string;
+}
+
+/** The key's lock, held while `work` runs. */
+export async function withKeyLock<T>(store: Store, key: string, work: () => Promise<T>): Promise<T> {
+  const release = await store.lock(key, { deadline: Date.now() + LOCK_WAIT_MS });
+  try {
+    return await work();
+  } finally {
+    await release();
+  }
+}
+
+async function readPending(store: Store, key: string, seen: string | undefined) {
+  const schema = key.startsWith("taps/") ? TapRecordSchema : BaselineRecordSchema;
+  const stored = await readRecord(store, key, schema as typeof TapRecordSchema | typeof BaselineRecordSchema);
+  if (!stored) return { why: "it is no longer stored" };
+  if (reviewOf(stored.record).state !== "pending") return { why: "it is not pending review" };
+  // A run healed it again after it was shown: what was reviewed is not what is stored.
+  if (seen && stored.record.imageSha256 !== seen) return { why: "it changed since it was shown; review it again" };
+  return { stored: stored as { record: TapRecord | BaselineRecord; image: Buffer } };
+}
+
+/** Mark a pending value accepted. `seen` is the image SHA-256 the reviewer looked at. */
+export async function acceptValue(store: Store, key: string, by: ReviewBy, seen?: string): Promise<ReviewChange> {
+  return withKeyLock(store, key, async () => {
+    const { stored, why } = await readPending(store, key, seen);
+    if (!stored) return { key, action: "unchanged", files: [], why };
+    const record = { ...stored.record, format: FORMAT, review: { state: "accepted", by: by.name, at: by.at } };
+    return { key, action: "accepted", files: await rewriteRecord(store, key, record) };
+  });
+}
+
+/**
+ * Revert a pending value: a heal gets its previous value back and remembers the rejected image
+ * (src/core/store/rejections.ts), so the same heal is refused later; a new value is deleted, so
+ * the next run learns it again. A value that replaced another screen's is new on this screen.
+ */
+export async function revertValue(store: Store, key: string, by: ReviewBy, seen?: string): Promise<ReviewChange> {
+  return withKeyLock(store, key, async () => {
+    const { stored, why } = await readPending(store, key, seen);
+    if (!stored) return { key, action: "unchanged", files: [], why };
+    const { record } = stored;
+    if (!isHeal(record)) return { key, action: "deleted", files: await deleteRecord(store, key) };
+
+    const previousImage = await store.read(`${key}.previous.png`);
+    if (!previousImage || sha256(previousImage) !== record.previous!.imageSha256) {
+      throw new StoreError(
+        `${store.location}/${key}.previous.png ${previousImage ? "does not match its record" : "is missing"}, so ` +
+          `the value before the heal cannot be restored. Restore the files from git, or accept the heal.`,
+      );
+    }
+    const { previous, ...current } = record;
+    const restored = {
+      ...current,
+      ...previous,
+      format: FORMAT,
+      rejected: [...(record.rejected ?? []), await rejectionOf(record, stored.image, by)],
+    };
+    if (!previous!.review) delete restored.review; // it was stored before review states: accepted
+    const schema = record.kind === "tap" ? TapRecordSchema : BaselineRecordSchema;
+    return { key, action: "reverted", files: await restorePrevious(store, key, schema.parse(restored), previousImage) };
+  });
+}
+
+/** A heal keeps the value's creation time; a learn (even one replacing another screen's value) sets it anew. */
+export function isHeal(record: TapRecord | BaselineRecord): boolean {
+  return record.previous !== undefined && record.createdAt !== record.storedAt;
+}

@@ -1,0 +1,80 @@
+/** The review commands (`pending`, `accept`, `revert`, `review`), added to the program by main.ts. */
+import type { Command } from "commander";
+import type { Store } from "../../core/store/store.js";
+import type { StoreModel } from "../model.js";
+import type { CommonOptions } from "../options.js";
+import type { EntryFilter } from "../select.js";
+import { runDecide } from "./decide.js";
+import { runPending } from "./pending.js";
+import { reviewerName } from "./reviewer.js";
+import { startReviewServer } from "./server.js";
+import { printLines } from "../format.js";
+
+/** What main.ts shares with these commands: its common options and filters, and how it opens the store. */
+export interface ProgramParts {
+  withCommon(command: Command, json?: boolean): Command;
+  withFilters(command: Command): Command;
+  common(options: Partial<CommonOptions>): CommonOptions;
+  modelOf(options: CommonOptions): Promise<StoreModel>;
+  storeOf(options: CommonOptions): Promise<Store>;
+  exit(code: number): void;
+}
+
+type Flags = Partial<CommonOptions> & EntryFilter & { all?: boolean; by?: string };
+
+export function addReviewCommands(program: Command, parts: ProgramParts): void {
+  const { withCommon, withFilters, common, modelOf, storeOf, exit } = parts;
+
+  withFilters(withCommon(program.command("pending")))
+    .description("list the new values and heals that await review (a person accepts or reverts them)")
+    .option("--fail-on-pending", "exit 1 when anything awaits review (a CI gate)")
+    .action(async (flags: Flags & { failOnPending?: boolean }) => {
+      const options = common(flags);
+      exit(runPending(await modelOf(options), { ...flags, json: options.json }));
+    });
+
+  for (const decision of ["accept", "revert"] as const) {
+    withFilters(withCommon(program.command(decision)))
+      .description(
+        decision === "accept"
+          ? "accept pending values: they stay as stored, marked accepted with who and when"
+          : "revert pending values: a heal gets its previous value back and is not healed to again; a new value is deleted",
+      )
+      .argument("[name|prompt]", "baseline name or tap prompt (exact, else a case-insensitive part of it)")
+      .option("--all", "every pending value (the filters still apply)")
+      .option(
+        "--by <name>",
+        "who reviews, for the record (default: $TAPSHOT_REVIEWER, else git user.name <user.email>)",
+      )
+      .action(async (query: string | undefined, flags: Flags) => {
+        const options = common(flags);
+        const by = { name: reviewerName(flags.by), at: new Date().toISOString() };
+        exit(
+          await runDecide(
+            await modelOf(options),
+            await storeOf(options),
+            decision,
+            query,
+            { ...flags, ...options },
+            by,
+          ),
+        );
+      });
+  }
+
+  withCommon(program.command("review"), false)
+    .description("open a local page (127.0.0.1 only) to accept or revert pending values; Ctrl-C stops it")
+    .option("--by <name>", "who reviews, for the record (default: $TAPSHOT_REVIEWER, else git user.name <user.email>)")
+    .action(async (flags: Flags) => {
+      const options = common(flags);
+      const server = await startReviewServer({
+        store: await storeOf(options),
+        readModel: () => modelOf(options),
+        reviewer: reviewerName(flags.by),
+      });
+      printLines([`Review pending values at ${server.url}`, "Press Ctrl-C to stop."]);
+      await new Promise<void>((resolve) => process.once("SIGINT", resolve));
+      await server.close();
+      exit(0);
+    });
+}

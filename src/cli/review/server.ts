@@ -1,0 +1,163 @@
+/**
+ * `tapshot review`: the review page on 127.0.0.1, a random port and a random token. Every request
+ * needs the token, and a Host header naming this very address, so neither another site in the
+ * browser nor a DNS-rebound name can read the store or decide anything (docs/reviewing.md).
+ * Decisions go through the Store API (actions.ts), as `tapshot accept` and `revert` do.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { z } from "zod";
+import { describeZodError } from "../../core/contract.js";
+import { compare, decode } from "../../core/images.js";
+import type { Store } from "../../core/store/store.js";
+import type { StoreModel } from "../model.js";
+import { decideAll, locate } from "./decide.js";
+import type { ReviewBy } from "./actions.js";
+import { renderReviewPage } from "./page.js";
+import { pendingValues, type PendingValue } from "./pending.js";
+
+/** What the server reads and writes. */
+export interface ReviewServerOptions {
+  store: Store;
+  /** Read the store afresh (each page load shows what is pending now). */
+  readModel(): Promise<StoreModel>;
+  /** Who reviews; `at` is set per decision. */
+  reviewer: string | null;
+}
+
+/** A running review server. */
+export interface ReviewServer {
+  /** The URL to open, token included. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const DecideBody = z.object({
+  decision: z.enum(["accept", "revert"]),
+  values: z.array(z.object({ key: z.string(), seen: z.string() })).min(1),
+});
+const IMAGE_FILES = new Set(["png", "previous.png", "diff.png"]);
+const MAX_BODY = 1_000_000;
+
+function sameToken(given: string | null, token: string): boolean {
+  const a = Buffer.from(given ?? "");
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function send(res: http.ServerResponse, status: number, type: string, body: string | Buffer): void {
+  res.writeHead(status, {
+    "content-type": type,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    // The page's own inline script and images only; nothing from elsewhere, no framing.
+    "content-security-policy":
+      "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'",
+  });
+  res.end(body);
+}
+
+const json = (res: http.ServerResponse, status: number, value: unknown) =>
+  send(res, status, "application/json", JSON.stringify(value));
+
+async function readBody(req: http.IncomingMessage): Promise<string> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new Error("request body too large");
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The image `file` of a pending value; a baseline's diff is drawn from its previous and new images. */
+async function imageOf(store: Store, value: PendingValue, file: string): Promise<Buffer | null> {
+  if (file !== "diff.png") return store.read(`${value.entry.key}.${file}`);
+  const [previous, current] = await Promise.all([
+    store.read(`${value.entry.key}.previous.png`),
+    store.read(`${value.entry.key}.png`),
+  ]);
+  if (!previous || !current) return null;
+  const [a, b] = await Promise.all([decode(previous), decode(current)]);
+  if (a.width !== b.width || a.height !== b.height) return null;
+  return (await compare(a, b, { diff: true })).diffPng ?? null;
+}
+
+/** Start the server on 127.0.0.1 at a random port. */
+export async function startReviewServer(options: ReviewServerOptions): Promise<ReviewServer> {
+  const token = randomBytes(24).toString("hex");
+  let host = "";
+  const imageUrl = (key: string, file: string) =>
+    `/image?key=${encodeURIComponent(key)}&file=${encodeURIComponent(file)}&token=${token}`;
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    if (req.headers.host !== host)
+      return send(res, 421, "text/plain", "Wrong Host header: open the URL tapshot review printed.\n");
+    const url = new URL(req.url ?? "/", `http://${host}`);
+    if (!sameToken(url.searchParams.get("token"), token)) {
+      return send(res, 403, "text/plain", "Missing or wrong token: open the URL tapshot review printed.\n");
+    }
+    const pending = () => options.readModel().then((model) => ({ model, values: pendingValues(model) }));
+    if (req.method === "GET" && url.pathname === "/") {
+      const { model, values } = await pending();
+      return send(res, 200, "text/html; charset=utf-8", renderReviewPage(values, model.root, token, imageUrl));
+    }
+    if (req.method === "GET" && url.pathname === "/image") {
+      const file = url.searchParams.get("file") ?? "";
+      const value = (await pending()).values.find((v) => v.entry.key === url.searchParams.get("key"));
+      // Only images of values awaiting review: the page is no way to read anything else in the store.
+      const image = value && IMAGE_FILES.has(file) ? await imageOf(options.store, value, file) : null;
+      return image ? send(res, 200, "image/png", image) : send(res, 404, "text/plain", "No such pending image.\n");
+    }
+    if (req.method === "POST" && url.pathname === "/decide") {
+      if (!req.headers["content-type"]?.startsWith("application/json")) {
+        return json(res, 415, { error: "send application/json" });
+      }
+      let body;
+      try {
+        const parsed = DecideBody.safeParse(JSON.parse(await readBody(req)));
+        if (!parsed.success) return json(res, 400, { error: describeZodError(parsed.error) });
+        body = parsed.data;
+      } catch (error) {
+        return json(res, 400, { error: (error as Error).message });
+      }
+      const { values } = await pending();
+      const chosen = body.values.map(({ key, seen }) => {
+        const value = values.find((v) => v.entry.key === key);
+        // The image the page showed: a value healed again since then is left alone (actions.ts).
+        return value && { ...value, entry: { ...value.entry, record: { ...value.entry.record, imageSha256: seen } } };
+      });
+      const known = chosen.filter((v): v is PendingValue => Boolean(v));
+      const by: ReviewBy = { name: options.reviewer, at: new Date().toISOString() };
+      const done = await decideAll(options.store, known, body.decision, by);
+      const gone = body.values
+        .filter((v) => !known.some((k) => k.entry.key === v.key))
+        .map((v) => ({ key: v.key, action: "unchanged", files: [], why: "it is not pending review" }));
+      return json(res, 200, {
+        changes: [...done.map((d) => ({ ...d, files: d.files.map((f) => locate(options.store, f)) })), ...gone],
+      });
+    }
+    return send(res, 404, "text/plain", "Not found.\n");
+  };
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) json(res, 500, { error: (error as Error).message });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  host = `127.0.0.1:${port}`;
+  return {
+    url: `http://${host}/?token=${token}`,
+    port,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

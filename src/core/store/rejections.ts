@@ -1,0 +1,61 @@
+/**
+ * Fingerprints of reverted heals (docs/reviewing.md): one rule for what makes a later heal "the
+ * same image", used by `tapshot revert` to remember a rejection and by the lifecycle to refuse
+ * it without a model call. A fingerprint is over decoded pixels, not PNG bytes, so another
+ * encoder of the same screen gives the same one; a baseline's system bars (the clock) are left out.
+ */
+import { createHash } from "node:crypto";
+import type { DeviceDescription } from "../device.js";
+import type { Rect } from "../geometry.js";
+import { decode, type RawImage } from "../images.js";
+import { systemBarMasks } from "../masks.js";
+import type { BaselineRecord, Rejection, TapRecord } from "./records.js";
+
+/** SHA-256 over the size and the pixels of `raw`, with the pixels under `masks` left out. */
+function pixelFingerprint(raw: RawImage, masks: Rect[]): string {
+  const pixels = Buffer.from(raw.data);
+  for (const m of masks) {
+    const x0 = Math.max(0, Math.floor(m.x));
+    const x1 = Math.min(raw.width, Math.ceil(m.x + m.width));
+    for (let y = Math.max(0, Math.floor(m.y)); y < Math.min(raw.height, Math.ceil(m.y + m.height)) && x0 < x1; y++) {
+      pixels.fill(0, (y * raw.width + x0) * 4, (y * raw.width + x1) * 4);
+    }
+  }
+  return createHash("sha256").update(`${raw.width}x${raw.height}\n`).update(pixels).digest("hex");
+}
+
+/** The fingerprint of a tap's crop. */
+export function tapFingerprint(crop: RawImage): string {
+  return pixelFingerprint(crop, []);
+}
+
+/** The fingerprint of a baseline screenshot on `device` (its system bars left out). */
+export function baselineFingerprint(screen: RawImage, device: Pick<DeviceDescription, "screen" | "insets">): string {
+  return pixelFingerprint(screen, systemBarMasks(device));
+}
+
+/** The rejection that reverting `record` (stored with `image`) keeps. */
+export async function rejectionOf(
+  record: TapRecord | BaselineRecord,
+  image: Buffer,
+  by: { name: string | null; at: string },
+): Promise<Rejection> {
+  const raw = await decode(image);
+  return {
+    fingerprint: record.kind === "tap" ? tapFingerprint(raw) : baselineFingerprint(raw, record.device),
+    ...(record.kind === "tap" ? { crop: record.crop } : {}),
+    model: record.model,
+    reason: record.reason,
+    rejectedAt: by.at,
+    rejectedBy: by.name,
+  };
+}
+
+/** How a failure names a rejection. */
+export function describeRejection(rejection: Rejection): string {
+  const by = rejection.rejectedBy ? ` by ${rejection.rejectedBy}` : "";
+  return (
+    `a heal to this same image was reverted${by} on ${rejection.rejectedAt} (the model ${rejection.model} had said: ` +
+    `${rejection.reason}), so it is not healed again`
+  );
+}

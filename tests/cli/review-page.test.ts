@@ -1,0 +1,164 @@
+/**
+ * `tapshot review`'s page in real headless Debian Chromium (webdriverio): pending values grouped
+ * across devices with their images and the model's reason; Accept, Revert, a whole group and the
+ * keyboard, checked in the storage afterwards; and the server's token and Host checks. A
+ * screenshot goes to tapshot-results/test-artifacts/ and, with TAPSHOT_UPDATE_DOCS=1, docs/review.png.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, promises as fs } from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { remote } from "webdriverio";
+import { FileStore } from "../../src/core/store/file-store.js";
+import { BaselineRecordSchema, readRecord, reviewOf, TapRecordSchema } from "../../src/core/store/records.js";
+import { readStoreModel } from "../../src/cli/model.js";
+import { startReviewServer, type ReviewServer } from "../../src/cli/review/server.js";
+import { makeFixture, type Fixture } from "./fixture.js";
+import { REPO } from "./run-cli.js";
+
+function which(binary: string): string {
+  try {
+    return execFileSync("which", [binary], { encoding: "utf8" }).trim();
+  } catch {
+    throw new Error(`${binary} is not installed: run "bash scripts/setup.sh".`);
+  }
+}
+
+let fx: Fixture;
+let server: ReviewServer;
+let profile: string;
+let browser: WebdriverIO.Browser | undefined;
+let store: FileStore;
+
+beforeAll(async () => {
+  fx = await makeFixture();
+  store = new FileStore(fx.storage);
+  server = await startReviewServer({
+    store,
+    readModel: () => readStoreModel(fx.storage),
+    reviewer: "Ada <ada@example.com>",
+  });
+  profile = mkdtempSync(path.join(os.tmpdir(), "tapshot-review-chromium-"));
+  browser = await remote({
+    logLevel: "warn",
+    cacheDir: path.join(profile, "cache"),
+    capabilities: {
+      browserName: "chrome",
+      "goog:chromeOptions": {
+        binary: which("chromium"),
+        args: [
+          "--headless=new",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+          "--no-first-run",
+          "--window-size=1280,900",
+          `--user-data-dir=${path.join(profile, "user-data")}`,
+        ],
+      },
+      "wdio:chromedriverOptions": { binary: which("chromedriver") },
+    },
+  });
+  await browser.url(server.url);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.deleteSession().catch(() => undefined);
+  await server?.close();
+  if (profile) await fs.rm(profile, { recursive: true, force: true });
+  await fx?.cleanup();
+});
+
+/** GET with any Host header (fetch may not set one). */
+function get(pathAndQuery: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: "127.0.0.1", port: server.port, path: pathAndQuery, headers: { host } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      })
+      .on("error", reject);
+  });
+}
+
+const card = (key: string) => browser!.$(`[data-testid=value][data-key="${key}"]`);
+
+test("the server listens on loopback and refuses other Host headers and missing or wrong tokens", async () => {
+  const url = new URL(server.url);
+  expect(url.hostname).toBe("127.0.0.1");
+  const token = url.searchParams.get("token")!;
+  expect(token).toMatch(/^[0-9a-f]{48}$/);
+  const self = `127.0.0.1:${server.port}`;
+  expect(await get(`/?token=${token}`, self)).toBe(200);
+  expect(await get(`/?token=${token}`, `evil.example:${server.port}`)).toBe(421);
+  expect(await get(`/?token=${token}`, `localhost:${server.port}`)).toBe(421);
+  expect(await get(`/`, self)).toBe(403);
+  expect(await get(`/?token=${"0".repeat(48)}`, self)).toBe(403);
+  expect(await get(`/image?key=${fx.keys.cartPixel}&file=png&token=${token}`, self)).toBe(404); // accepted: not served
+});
+
+test("pending values are grouped by name across devices, with their images and the model's reason", async () => {
+  const groups = await browser!.$$("[data-testid=group]");
+  const subjects = await groups.map((g) => g.getAttribute("data-subject"));
+  expect(subjects.sort()).toEqual(["checkout-page", "the add to cart button", "the checkout button"]);
+  const checkout = await browser!.$('[data-testid=group][data-subject="the checkout button"]');
+  expect(await checkout.$$("[data-testid=value]").length).toBe(2);
+
+  // A baseline heal: previous, new and diff, each loaded.
+  const baseline = await card(fx.keys.healedBaseline);
+  for (const label of ["previous", "new", "diff"]) {
+    const img = await baseline.$(`[data-testid=${label}] img`);
+    expect(await browser!.execute((el) => (el as HTMLImageElement).naturalWidth, img)).toBe(360);
+  }
+  expect(await baseline.$("[data-testid=reason]").getText()).toContain("the redesign moved the checkout button");
+  // A tap heal: old and new crops, each with the point marked.
+  const tap = await card(fx.keys.healedTap);
+  expect(await tap.$$("[data-testid=tap-point]").length).toBe(2);
+  expect(
+    await browser!.execute((el) => (el as HTMLImageElement).naturalWidth > 0, await tap.$("[data-testid=old] img")),
+  ).toBe(true);
+
+  await fs.mkdir(path.join(REPO, "tapshot-results", "test-artifacts"), { recursive: true });
+  const shot = path.join(REPO, "tapshot-results", "test-artifacts", "review.png");
+  await browser!.saveScreenshot(shot);
+  if (process.env.TAPSHOT_UPDATE_DOCS === "1") await fs.copyFile(shot, path.join(REPO, "docs", "review.png"));
+});
+
+test("Accept and Revert on the page write through the store and list the files changed", async () => {
+  const healedBaseline = await readRecord(store, fx.keys.healedBaseline, BaselineRecordSchema);
+  await (await card(fx.keys.healedBaseline)).$("[data-testid=accept]").click();
+  await browser!.waitUntil(
+    async () => (await (await card(fx.keys.healedBaseline)).$("[data-testid=state]").getText()) === "accepted",
+  );
+  const accepted = await readRecord(store, fx.keys.healedBaseline, BaselineRecordSchema);
+  expect(reviewOf(accepted!.record)).toMatchObject({ state: "accepted", by: "Ada <ada@example.com>" });
+  expect(accepted!.record.imageSha256).toBe(healedBaseline!.record.imageSha256);
+
+  // Revert the whole "the checkout button" group: the heal on the Pixel is undone, the new iPhone value deleted.
+  const healedTap = await readRecord(store, fx.keys.healedTap, TapRecordSchema);
+  const group = await browser!.$('[data-testid=group][data-subject="the checkout button"]');
+  await group.$("[data-testid=revert-group]").click();
+  await browser!.waitUntil(async () => (await browser!.$$("#changes li").length) === 1 + 3 + 2);
+  const reverted = await readRecord(store, fx.keys.healedTap, TapRecordSchema);
+  expect(reverted!.record.imageSha256).toBe(healedTap!.record.previous!.imageSha256);
+  expect(reverted!.record.rejected).toHaveLength(1);
+  expect(await readRecord(store, fx.keys.iosTap, TapRecordSchema)).toBeNull();
+  const files = await browser!.$$("#changes li").map((li) => li.getText());
+  expect(files).toContain(`${store.location}/${fx.keys.healedBaseline}.json`);
+  expect(files).toContain(`${store.location}/${fx.keys.iosTap}.png`);
+
+  // The keyboard: the queue moved on to the last undecided value; "a" accepts it.
+  await browser!.keys("a");
+  await browser!.waitUntil(
+    async () => (await (await card(fx.keys.failedTap)).$("[data-testid=state]").getText()) === "accepted",
+  );
+  expect(reviewOf((await readRecord(store, fx.keys.failedTap, TapRecordSchema))!.record).state).toBe("accepted");
+
+  // Reloaded, the page shows what is pending now: only the reverted tap's own value, learned and never accepted.
+  await browser!.url(server.url);
+  expect(await browser!.$$("[data-testid=value]").map((c) => c.getAttribute("data-key"))).toEqual([fx.keys.healedTap]);
+  expect(await (await card(fx.keys.healedTap)).$("[data-testid=old]").isExisting()).toBe(false);
+});
