@@ -132,12 +132,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     )
     .action(async (flags: Partial<CommonOptions> & { out?: string; run?: string[]; format?: "html" | "markdown" }) => {
       const options = common(flags);
-      if (options.store) {
-        throw new UsageError(
-          `report copies the stored images from a folder: run "tapshot pull --from ${options.store}" first, then report on the folder.`,
-        );
-      }
-      exit(await runReport({ ...flags, ...options }));
+      exit(await runReport({ ...flags, ...options, storage: await openStore(options) }));
     });
 
   program

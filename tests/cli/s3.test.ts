@@ -96,8 +96,47 @@ test.each(["s3:/bucket", "https://bucket/prefix", "s3://"])(
   },
 );
 
-test("report on a bucket says to pull first", async () => {
-  const { code, stderr } = await runCli(["report", "--store", `s3://${s3.bucket}/x`], env);
-  expect(code).toBe(2);
-  expect(stderr).toMatch(/run "tapshot pull --from s3:\/\/tapshot-test\/x" first/);
+let pulledFolder: string | undefined;
+async function freshFolder(): Promise<string> {
+  pulledFolder = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-pull-"));
+  return pulledFolder;
+}
+
+test("report, pending and revert work on a bucket: images through the store, decisions under its locks", async () => {
+  const url = `s3://${s3.bucket}/report/${randomUUID()}`;
+  expect((await runCli(["push", "--to", url, "--storage", fx.storage], env)).code).toBe(0);
+  const out = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-report-s3-"));
+  try {
+    const report = await runCli(["report", "--store", url, "--results", fx.results, "--out", out, "--json"], env);
+    expect(report.stderr).toBe("");
+    expect(report.code).toBe(0);
+    for (const file of [`${fx.keys.healedTap}.png`, `${fx.keys.healedTap}.previous.png`]) {
+      const original = await fs.readFile(path.join(fx.storage, "_ai_", file));
+      expect((await fs.readFile(path.join(out, "files", "store", file))).equals(original)).toBe(true);
+    }
+    expect(await fs.readFile(path.join(out, "index.html"), "utf8")).toContain(`files/store/`);
+
+    const pending = JSON.parse((await runCli(["pending", "--store", url, "--json"], env)).stdout) as {
+      pending: { key: string }[];
+    };
+    expect(pending.pending.map((p) => p.key)).toContain(fx.keys.healedTap);
+    const reverted = await runCli(["revert", "the checkout button", "--store", url, "--by", "ci", "--json"], env);
+    expect(reverted.stderr).toBe("");
+    expect(reverted.code).toBe(0);
+    expect(reverted.stdout).toContain(`${fx.keys.healedTap}.json`);
+    // The heal is undone in the bucket: its previous image is the stored one now, and the rejected one is remembered.
+    const local = path.join(fx.storage, "_ai_", fx.keys.healedTap);
+    const restored = await runCli(["pull", "--from", url, "--storage", await freshFolder(), "--json"], env);
+    const copied = (JSON.parse(restored.stdout) as { copied: string[] }).copied;
+    expect(copied).toContain(fx.keys.healedTap);
+    expect(pulledFolder).toBeDefined();
+    const record = JSON.parse(await fs.readFile(path.join(pulledFolder!, "_ai_", `${fx.keys.healedTap}.json`), "utf8"));
+    expect(record.previous ?? null).toBeNull();
+    expect(record.rejected).toHaveLength(1);
+    const image = await fs.readFile(path.join(pulledFolder!, "_ai_", `${fx.keys.healedTap}.png`));
+    expect(image.equals(await fs.readFile(`${local}.previous.png`))).toBe(true);
+  } finally {
+    await fs.rm(out, { recursive: true, force: true });
+    if (pulledFolder) await fs.rm(pulledFolder, { recursive: true, force: true });
+  }
 });

@@ -3,9 +3,12 @@
  * disk (and can be kept as a CI artifact) without the store or the results beside it.
  * Only files inside a given folder are copied: run records name their artifacts, and a
  * report must not carry other files of the machine it was made on (docs/reviewing.md).
+ * Stored images come from the store the report reads, a folder or a bucket.
  */
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
+import { FileStore } from "../../core/store/file-store.js";
+import type { Store } from "../../core/store/store.js";
 
 /** Marks a files folder as the report's own, so regenerating may empty it. */
 const MARKER = ".tapshot-report";
@@ -42,18 +45,38 @@ export class ReportFiles {
   async add(source: string, target: string, folder: string): Promise<string | undefined> {
     const real = await realFileIn(source, folder);
     if (!real) return undefined;
-    const known = this.copied.get(real);
+    return this.place(real, target, (dest) => fs.copyFile(real, dest));
+  }
+
+  /**
+   * Copy the image stored at `key` to `files/<target>`: from a storage folder only a file inside it
+   * (as {@link add}), from another store (a bucket) through the store's own reads.
+   */
+  async addStored(store: Store, key: string, target: string): Promise<string | undefined> {
+    if (store instanceof FileStore) return this.add(path.join(store.root, ...key.split("/")), target, store.root);
+    const bytes = await store.read(key);
+    if (!bytes) return undefined;
+    return this.place(`${store.location}/${key}`, target, (dest) => fs.writeFile(dest, bytes));
+  }
+
+  /** Write one file under `files/<target>` once per `identity`; `undefined` when its source vanished meanwhile. */
+  private async place(
+    identity: string,
+    target: string,
+    write: (dest: string) => Promise<void>,
+  ): Promise<string | undefined> {
+    const known = this.copied.get(identity);
     if (known) return known;
     const dest = path.join(this.dir, ...target.split("/"));
     try {
       await fs.mkdir(path.dirname(dest), { recursive: true });
-      await fs.copyFile(real, dest);
+      await write(dest);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw error;
     }
     const url = ["files", ...target.split("/")].map(encodeURIComponent).join("/");
-    this.copied.set(real, url);
+    this.copied.set(identity, url);
     return url;
   }
 }

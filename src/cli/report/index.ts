@@ -5,6 +5,7 @@ import { printJson, printLines } from "../format.js";
 import { readStoreModel } from "../model.js";
 import { lastRun, readRuns, type Run } from "../runs.js";
 import { UsageError } from "../exit.js";
+import type { Store } from "../../core/store/store.js";
 import { ReportFiles } from "./files.js";
 import { renderReport } from "./html.js";
 import { buildView } from "./view.js";
@@ -12,7 +13,8 @@ import { renderMarkdown } from "./markdown.js";
 import { pendingValues } from "../review/pending.js";
 
 export interface ReportOptions {
-  storage: string;
+  /** The store to report on: a storage folder's path, or a store the CLI opened (a bucket). */
+  storage: string | Store;
   results: string;
   /** Output folder; default `<results>/report`. */
   out?: string;

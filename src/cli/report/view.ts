@@ -94,14 +94,14 @@ export async function buildView(store: StoreModel, runs: Run[], files: ReportFil
     const r = entry.record;
     const view: TapView = {
       entry,
-      crop: await files.add(entry.files.image, `store/${entry.key}.png`, store.root),
+      crop: await files.addStored(store.store, `${entry.key}.png`, `store/${entry.key}.png`),
       point: pointIn(r.point, r.crop),
       healedInLastRun: healedInLastRun("tap", entry.device, entry.subject),
     };
     if (r.previous) {
       view.before = {
         ...(entry.files.previousImage
-          ? { crop: await files.add(entry.files.previousImage, `store/${entry.key}.previous.png`, store.root) }
+          ? { crop: await files.addStored(store.store, `${entry.key}.previous.png`, `store/${entry.key}.previous.png`) }
           : {}),
         point: pointIn(r.previous.point, r.previous.crop),
       };
@@ -114,10 +114,10 @@ export async function buildView(store: StoreModel, runs: Run[], files: ReportFil
     const r = entry.record;
     baselines.push({
       entry,
-      image: await files.add(entry.files.image, `store/${entry.key}.png`, store.root),
+      image: await files.addStored(store.store, `${entry.key}.png`, `store/${entry.key}.png`),
       varying: r.varying.map((box) => overlay(box, r.device.screen)),
       ...(entry.files.previousImage
-        ? { before: await files.add(entry.files.previousImage, `store/${entry.key}.previous.png`, store.root) }
+        ? { before: await files.addStored(store.store, `${entry.key}.previous.png`, `store/${entry.key}.previous.png`) }
         : {}),
       healedInLastRun: healedInLastRun("baseline", entry.device, entry.subject),
     });
