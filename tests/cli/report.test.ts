@@ -9,22 +9,12 @@ import { existsSync, mkdtempSync, promises as fs, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { remote } from "webdriverio";
 import { imageSize } from "../../src/core/images.js";
 import { GALAXY, makeFixture, PIXEL, type Fixture } from "./fixture.js";
+import { openChromium, which } from "../support/chromium.js";
 import { REPO, runCli } from "./run-cli.js";
 
 const ARTIFACTS = path.join(REPO, "tapshot-results", "test-artifacts");
-
-function which(binary: string): string {
-  try {
-    return execFileSync("which", [binary], { encoding: "utf8" }).trim();
-  } catch {
-    throw new Error(
-      `${binary} is not installed: run "bash scripts/setup.sh" (installs Debian's chromium and chromium-driver).`,
-    );
-  }
-}
 
 let fx: Fixture;
 let out: string;
@@ -49,29 +39,8 @@ beforeAll(async () => {
   page = JSON.parse(stdout).report;
 
   profile = mkdtempSync(path.join(os.tmpdir(), "tapshot-report-chromium-"));
-  browser = await remote({
-    logLevel: "warn",
-    // Nothing may be downloaded here: the test checks it stays empty.
-    cacheDir: path.join(profile, "cache"),
-    capabilities: {
-      browserName: "chrome",
-      "goog:chromeOptions": {
-        binary: which("chromium"),
-        args: [
-          "--headless=new",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-          "--no-first-run",
-          "--window-size=1280,900",
-          `--user-data-dir=${path.join(profile, "user-data")}`,
-        ],
-      },
-      "wdio:chromedriverOptions": { binary: which("chromedriver") },
-    },
-  });
+  // Nothing may be downloaded here: the test checks the cache stays empty.
+  browser = await openChromium(profile);
   await browser.url(pathToFileURL(page).href);
 }, 120_000);
 

@@ -4,26 +4,17 @@
  * keyboard, checked in the storage afterwards; and the server's token and Host checks. A
  * screenshot goes to tapshot-results/test-artifacts/ and, with TAPSHOT_UPDATE_DOCS=1, docs/review.png.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, promises as fs } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { remote } from "webdriverio";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { BaselineRecordSchema, readRecord, reviewOf, TapRecordSchema } from "../../src/core/store/records.js";
 import { readStoreModel } from "../../src/cli/model.js";
 import { startReviewServer, type ReviewServer } from "../../src/cli/review/server.js";
 import { makeFixture, type Fixture } from "./fixture.js";
+import { openChromium } from "../support/chromium.js";
 import { REPO } from "./run-cli.js";
-
-function which(binary: string): string {
-  try {
-    return execFileSync("which", [binary], { encoding: "utf8" }).trim();
-  } catch {
-    throw new Error(`${binary} is not installed: run "bash scripts/setup.sh".`);
-  }
-}
 
 let fx: Fixture;
 let server: ReviewServer;
@@ -40,28 +31,7 @@ beforeAll(async () => {
     reviewer: "Ada <ada@example.com>",
   });
   profile = mkdtempSync(path.join(os.tmpdir(), "tapshot-review-chromium-"));
-  browser = await remote({
-    logLevel: "warn",
-    cacheDir: path.join(profile, "cache"),
-    capabilities: {
-      browserName: "chrome",
-      "goog:chromeOptions": {
-        binary: which("chromium"),
-        args: [
-          "--headless=new",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-          "--no-first-run",
-          "--window-size=1280,900",
-          `--user-data-dir=${path.join(profile, "user-data")}`,
-        ],
-      },
-      "wdio:chromedriverOptions": { binary: which("chromedriver") },
-    },
-  });
+  browser = await openChromium(profile);
   await browser.url(server.url);
 }, 120_000);
 
