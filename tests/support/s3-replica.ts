@@ -4,7 +4,8 @@
  * because s3rver ignores `If-None-Match` and `If-Match` on writes. The replica serialises every write
  * and delete of one key, checks the request's conditions against the object s3rver holds, and either
  * answers as S3 answers a failed precondition or forwards the request unchanged (signature intact).
- * Reads of a key wait for its writes, since S3's writes are atomic and s3rver writes its files in place.
+ * It applies one bucket's requests one at a time (a valid order of S3's atomic operations), since s3rver writes
+ * its files in place and removes emptied folders after a delete, racing the writes of sibling keys.
  * Each rule cites the AWS documentation of the behaviour it copies.
  */
 import http from "node:http";
@@ -97,12 +98,18 @@ function startReplica(upstream: string, preconditions: Preconditions, requests: 
   const client = new S3Client(testClientConfig(upstream));
   const queues = new Map<string, Promise<void>>();
 
-  /** Run `work` after every earlier write or delete of `key`: S3 applies one key's writes one at a time. */
-  function serialised(key: string, work: () => Promise<void>): Promise<void> {
-    const before = queues.get(key) ?? Promise.resolve();
+  /**
+   * Run `work` after every earlier request to `bucket`. S3 applies each request atomically
+   * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/Welcome.html#ConsistencyModel); s3rver does not:
+   * it writes files in place, and a delete removes the folders it emptied, so a sibling key's write stream
+   * can open in a folder that no longer exists and throw outside any handler. One request at a time per
+   * bucket is one of the orders S3 itself could have applied.
+   */
+  function serialised(bucket: string, work: () => Promise<void>): Promise<void> {
+    const before = queues.get(bucket) ?? Promise.resolve();
     const done = before.then(work, work);
     queues.set(
-      key,
+      bucket,
       done.catch(() => undefined),
     );
     return done;
@@ -185,22 +192,12 @@ function startReplica(upstream: string, preconditions: Preconditions, requests: 
     const method = request.method ?? "GET";
     const kind = method === "GET" && !key ? "LIST" : method;
     requests[kind] = (requests[kind] ?? 0) + 1;
-    if (!key || preconditions === "none") {
-      void forward(request, response);
+    if (!key || preconditions === "none" || (method !== "PUT" && method !== "DELETE")) {
+      // A read returns the old object or the new one, never part of a write in progress: it waits its turn.
+      void serialised(bucket, () => forward(request, response));
       return;
     }
-    if (method === "GET" || method === "HEAD") {
-      // S3 writes are atomic: a read returns the old object or the new one, never part of a write in
-      // progress (https://docs.aws.amazon.com/AmazonS3/latest/userguide/Welcome.html#ConsistencyModel).
-      // s3rver writes its files in place, so reads wait for the key's writes.
-      void serialised(`${bucket}/${key}`, () => forward(request, response));
-      return;
-    }
-    if (method !== "PUT" && method !== "DELETE") {
-      void forward(request, response);
-      return;
-    }
-    void serialised(`${bucket}/${key}`, async () => {
+    void serialised(bucket, async () => {
       let refused: [number, string, string] | null;
       try {
         refused = await refusal(method, request.headers, bucket, key);
