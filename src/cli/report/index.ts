@@ -21,7 +21,7 @@ export interface ReportOptions {
   /** Run ids to show instead of the last run. */
   run?: string[];
   json?: boolean;
-  /** `html` (default): print the page's path; `markdown`: also write `<out>/summary.md` and print it. */
+  /** `html` (default): print the page's path; `markdown`: also write the Markdown summary into `out` and print it. */
   format?: "html" | "markdown";
 }
 
