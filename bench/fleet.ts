@@ -13,7 +13,7 @@ import type { AiChannel, Box } from "tapshot/runner";
 import { imageSize } from "tapshot/images";
 import { gemini } from "tapshot/providers";
 import { configureAi, resetAi } from "tapshot/runner";
-import { startGeminiDouble } from "../tests/support/model-doubles/index.js";
+import { startGeminiDouble } from "../rig/model-doubles/index.js";
 import { rigTarget, type RigSession } from "../rig/session.js";
 import { FLOW, flowKnowledge, SEED, waitForScreen } from "./rig-flow.js";
 import { fromMedians, median, round, wallMs, type Figure } from "./stats.js";

@@ -11,12 +11,7 @@
 import sharp from "sharp";
 import type { AiChannel, AiImage } from "tapshot/runner";
 import { gemini, openai } from "tapshot/providers";
-import {
-  startGeminiDouble,
-  startOpenAiDouble,
-  type Knowledge,
-  type WireDouble,
-} from "../tests/support/model-doubles/index.js";
+import { startGeminiDouble, startOpenAiDouble, type Knowledge, type WireDouble } from "../rig/model-doubles/index.js";
 import { loadScreen } from "./screens.js";
 import { fromMedians, type Figure } from "./stats.js";
 

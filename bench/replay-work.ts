@@ -17,7 +17,7 @@ import sharp from "sharp";
 import type { DeviceAdapter } from "tapshot/adapter";
 import { createPlatformApi } from "tapshot/adapter";
 import { configureAi, resetAi } from "tapshot/runner";
-import { SCRIPTED_MODEL, ScriptedChannel } from "../tests/support/scripted-channel.js";
+import { SCRIPTED_MODEL, ScriptedChannel } from "../rig/scripted-channel.js";
 import { IPHONE_15, loadScreen } from "./screens.js";
 import { alternate, cpuMs, figure, type Figure } from "./stats.js";
 

@@ -5,9 +5,9 @@
  */
 import type { Browser } from "webdriverio";
 import type { Box } from "tapshot/runner";
-import type { Knowledge } from "../tests/support/model-doubles/index.js";
+import type { Knowledge } from "../rig/model-doubles/index.js";
 import type { RigSession } from "../rig/session.js";
-import { SCRIPTED_MODEL, ScriptedChannel } from "../tests/support/scripted-channel.js";
+import { SCRIPTED_MODEL, ScriptedChannel } from "../rig/scripted-channel.js";
 
 /** The seed every benchmark page is opened with. */
 export const SEED = 7;

@@ -1,7 +1,7 @@
 /**
  * How OpenAI-style models write box coordinates, per model family, and what tapshot sends so
  * that it reads them right. docs/providers.md lists the families; the OpenAI double replicates them
- * (tests/support/model-doubles/frames.ts, with the sources).
+ * (rig/model-doubles/frames.ts, with the sources).
  */
 import type { BoxConvention } from "./wire.js";
 

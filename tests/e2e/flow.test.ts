@@ -10,7 +10,7 @@ import type { LogEntry } from "../../src/core/log.js";
 import { BaselineRecordSchema, TapRecordSchema } from "../../src/core/store/records.js";
 import { gemini } from "../../src/providers/index.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
-import { startGeminiDouble, type WireDouble } from "../support/model-doubles/index.js";
+import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
 import { domKnowledge, type DomKnowledge } from "../support/dom-knowledge.js";
 import { galaxyS23, pixel7 } from "../../rig/profiles.js";
 import { rigTarget, startRig, type Rig, type RigSession } from "../../rig/session.js";

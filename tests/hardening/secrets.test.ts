@@ -13,7 +13,7 @@ import { azureOpenai, gemini, openai } from "../../src/providers/index.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel } from "../support/scripted-channel.js";
-import { startOpenAiDouble, type WireDouble } from "../support/model-doubles/index.js";
+import { startOpenAiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
 import { checkoutKnowledge, fastRetry, noAbort, phoneScreen } from "../providers/fixtures.js";
 
 const api = createPlatformApi(fakeAdapter());

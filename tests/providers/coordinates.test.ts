@@ -1,14 +1,14 @@
 /**
  * Box frames per model family, against the OpenAI double answering as each family does
- * (tests/support/model-doubles/frames.ts): Qwen2.5-VL and UI-TARS-1.5 in pixels of their own
+ * (rig/model-doubles/frames.ts): Qwen2.5-VL and UI-TARS-1.5 in pixels of their own
  * 28-multiple resize, Qwen3-VL and UI-TARS v1 in 0-1000; and the refinement pass, whose answer
  * may come in the crop's frame (as asked) or the screenshot's.
  */
 import type { AiImage, Box } from "../../src/core/contract.js";
 import { AiAnswerError, ConfigError } from "../../src/core/errors.js";
 import { openai } from "../../src/providers/index.js";
-import { startOpenAiDouble, type OpenAiDoubleOptions, type WireDouble } from "../support/model-doubles/index.js";
-import { qwenResize } from "../support/model-doubles/frames.js";
+import { startOpenAiDouble, type OpenAiDoubleOptions, type WireDouble } from "../../rig/model-doubles/index.js";
+import { qwenResize } from "../../rig/model-doubles/frames.js";
 import { CHECKOUT, checkoutKnowledge, expectBoxNear, noAbort, phoneScreen } from "./fixtures.js";
 
 let screen: AiImage;

@@ -1,6 +1,6 @@
 import { ConfigError } from "../../src/core/errors.js";
 import { channelFromEnv } from "../../src/providers/index.js";
-import { startGeminiDouble, startOpenAiDouble } from "../support/model-doubles/index.js";
+import { startGeminiDouble, startOpenAiDouble } from "../../rig/model-doubles/index.js";
 import { checkoutKnowledge, noAbort, phoneScreen } from "./fixtures.js";
 
 const GEMINI_KEY = "AIzaSyENV-gemini-key-0123456789abcdef";

@@ -1,7 +1,7 @@
 /** Screens and helpers shared by the provider tests. */
 import sharp from "sharp";
 import type { AiImage, Box } from "../../src/core/contract.js";
-import type { Knowledge } from "../support/model-doubles/index.js";
+import type { Knowledge } from "../../rig/model-doubles/index.js";
 
 /** A phone-sized screen (1179x2556, like a 393x852 @3 viewport) with a few coloured elements, as PNG. */
 export async function phoneScreen(width = 1179, height = 2556): Promise<AiImage> {

@@ -4,7 +4,7 @@ import { parseAnswer, type AiImage } from "../../src/core/contract.js";
 import { Deadline } from "../../src/core/deadline.js";
 import { AbortedError, AiAnswerError, ProviderError, TimeoutError } from "../../src/core/errors.js";
 import { gemini } from "../../src/providers/index.js";
-import { startGeminiDouble, type WireDouble } from "../support/model-doubles/index.js";
+import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
 import { CHECKOUT, checkoutKnowledge, expectBoxNear, fastRetry, noAbort, phoneScreen } from "./fixtures.js";
 
 const KEY = "AIzaSyTEST-gemini-key-0123456789abcdef";

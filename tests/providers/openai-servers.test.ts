@@ -1,12 +1,12 @@
 /**
  * What openai() and azureOpenai() send to each kind of server, against the strict OpenAI double,
- * which refuses or mishandles what the real server does (tests/support/model-doubles/openai-rules.ts):
+ * which refuses or mishandles what the real server does (rig/model-doubles/openai-rules.ts):
  * Azure API versions per deployment and its unsupported schema keywords, and image types per server.
  */
 import type { AiImage, Box } from "../../src/core/contract.js";
 import { ConfigError, ProviderError } from "../../src/core/errors.js";
 import { azureOpenai, openai } from "../../src/providers/index.js";
-import { startOpenAiDouble, type OpenAiDoubleOptions, type WireDouble } from "../support/model-doubles/index.js";
+import { startOpenAiDouble, type OpenAiDoubleOptions, type WireDouble } from "../../rig/model-doubles/index.js";
 import { CHECKOUT, checkoutKnowledge, expectBoxNear, fastRetry, noAbort, phoneScreen } from "./fixtures.js";
 
 const KEY = "sk-test-openai-key-0123456789abcdef";

@@ -3,7 +3,7 @@ import { parseAnswer, type AiImage, type Box } from "../../src/core/contract.js"
 import { Deadline } from "../../src/core/deadline.js";
 import { AbortedError, AiAnswerError, ConfigError, ProviderError, TimeoutError } from "../../src/core/errors.js";
 import { azureOpenai, openai } from "../../src/providers/index.js";
-import { startOpenAiDouble, type WireDouble } from "../support/model-doubles/index.js";
+import { startOpenAiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
 import { CHECKOUT, checkoutKnowledge, expectBoxNear, fastRetry, noAbort, phoneScreen } from "./fixtures.js";
 
 const KEY = "sk-test-openai-key-0123456789abcdef";

@@ -3,7 +3,7 @@
  * model; it answers from the element boxes of the session's page, which is what lets the
  * e2e tests check that tapshot taps where the page really has the element.
  */
-import type { Box, ImageFrame, Knowledge } from "./model-doubles/index.js";
+import type { Box, ImageFrame, Knowledge } from "../../rig/model-doubles/index.js";
 import type { RigSession } from "../../rig/session.js";
 
 /** Phrases a prompt may use for each tappable element of the demo shop. */
