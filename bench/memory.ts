@@ -4,10 +4,9 @@
  * tapshot loaded) on the same rig session. Each run is a fresh child process
  * (memory-child.ts), so its peak RSS is its own; modes alternate.
  */
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import type { Box } from "tapshot/runner";
 import type { RigSession } from "../rig/session.js";
+import { runJsonChild } from "./child.js";
 import type { ChildInput } from "./memory-child.js";
 import { FLOW, SEED } from "./rig-flow.js";
 import { alternate, figure, type Figure } from "./stats.js";
@@ -20,24 +19,8 @@ export interface MemoryOptions {
   steps: number;
 }
 
-const CHILD = fileURLToPath(new URL("./memory-child.ts", import.meta.url));
-
 export function runChild(input: ChildInput): Promise<{ peakRssMb: number; rssAtEndMb: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify(input)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-    child.once("error", reject);
-    child.once("exit", (code) => {
-      const line = out.trim().split("\n").at(-1) ?? "";
-      if (code === 0 && line.startsWith("{")) return resolve(JSON.parse(line));
-      reject(new Error(`memory child (${input.mode}) exited with ${code}:\n${err.slice(-2000)}`));
-    });
-  });
+  return runJsonChild("./memory-child.ts", [JSON.stringify(input)], `memory child (${input.mode})`);
 }
 
 export async function benchMemory(

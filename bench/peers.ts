@@ -7,7 +7,6 @@
  * engine of Appium's images plugin), where decoding a low crop's rows costs least, and each
  * tool's peak RSS over 50 comparisons in a fresh process (peer-memory-child.ts).
  */
-import { spawn } from "node:child_process";
 import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -16,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import pixelmatch from "pixelmatch";
 import sharp from "sharp";
 import { compare, decode, decodeRegion, type RawImage } from "tapshot/images";
+import { runJsonChild } from "./child.js";
 import { decodeRowsTo } from "./png-rows.js";
 import { ALLOWED_PIXELS, BAR_MASKS, PEERS, tapshot, type PeerName, type Tool, type Verdict } from "./peer-tools.js";
 import { IPHONE_15, invertRect, loadScreen, rgba } from "./screens.js";
@@ -225,24 +225,10 @@ async function cropReplay(screen: Buffer, runs: number, warmup: number): Promise
   return [replay, decodeLow];
 }
 
-const CHILD = fileURLToPath(new URL("./peer-memory-child.ts", import.meta.url));
-
-function childPeakRss(tool: string, base: string, actual: string, dir: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, tool, base, actual, dir], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-    child.once("error", reject);
-    child.once("exit", (code) => {
-      const line = out.trim().split("\n").at(-1) ?? "";
-      if (code === 0 && line.startsWith("{")) return resolve((JSON.parse(line) as { peakRssMb: number }).peakRssMb);
-      reject(new Error(`peer memory child (${tool}) exited with ${code}:\n${err.slice(-2000)}`));
-    });
-  });
+async function childPeakRss(tool: string, base: string, actual: string, dir: string): Promise<number> {
+  const args = [tool, base, actual, dir];
+  return (await runJsonChild<{ peakRssMb: number }>("./peer-memory-child.ts", args, `peer memory child (${tool})`))
+    .peakRssMb;
 }
 
 /** Peak RSS of 50 near-identical comparisons from files, one fresh process per tool and run. */
