@@ -7,11 +7,10 @@ import { randomUUID } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PNG } from "pngjs";
-import { z } from "zod";
 import { AbortedError, StoreError, TimeoutError } from "../../src/core/errors.js";
-import { readRecord, replaceRecord, createRecord, sha256 } from "../../src/core/store/records.js";
+import { readRecord, replaceRecord, createRecord } from "../../src/core/store/records.js";
 import type { Store } from "../../src/core/store/store.js";
+import { BlobRecord, blobRecord, greyPng } from "../support/blob-records.js";
 import { startTestS3, type TestS3 } from "../support/s3-replica.js";
 import { openStore, s3Spec } from "../support/store-workers/open-store.js";
 import { startTogether, startWorker } from "../support/store-workers/spawn.js";
@@ -56,20 +55,6 @@ function s3Harness(): Harness {
     fresh: async () => s3Spec(s3!.endpoint, s3!.bucket, `runs/${randomUUID()}`),
     cleanup: async () => undefined,
   };
-}
-
-/** A record schema for the pair cases: just what readRecord checks (an image of the record's screen size). */
-const Plain = z.object({
-  kind: z.literal("blob"),
-  imageSha256: z.string(),
-  device: z.object({ screen: z.object({ width: z.number(), height: z.number() }) }),
-});
-
-/** A 4x4 PNG of one grey level: a different `level` is a different image of the same size. */
-function png(level: number): Buffer {
-  const image = new PNG({ width: 4, height: 4 });
-  image.data.fill(level);
-  return PNG.sync.write(image);
 }
 
 describe.each([fileHarness(), s3Harness()])("the Store contract: $name", (harness) => {
@@ -201,44 +186,39 @@ describe.each([fileHarness(), s3Harness()])("the Store contract: $name", (harnes
 
   describe("record and image pairs", () => {
     const key = "taps/android/dev/pair";
-    const record = (image: Buffer) => ({
-      kind: "blob",
-      imageSha256: sha256(image),
-      device: { screen: { width: 4, height: 4 } },
-    });
 
     test("a record is read with its own image; createRecord never overwrites one", async () => {
-      const image = png(10);
-      expect(await createRecord(store, key, record(image), image)).toBe(true);
-      expect(await createRecord(store, key, record(png(20)), png(20))).toBe(false);
-      const stored = await readRecord(store, key, Plain);
+      const image = greyPng(10);
+      expect(await createRecord(store, key, blobRecord(image), image)).toBe(true);
+      expect(await createRecord(store, key, blobRecord(greyPng(20)), greyPng(20))).toBe(false);
+      const stored = await readRecord(store, key, BlobRecord);
       expect(stored?.image.equals(image)).toBe(true);
     });
 
     test("a heal cut off after its new image still reads the record with its previous image", async () => {
-      const old = png(30);
-      await createRecord(store, key, record(old), old);
+      const old = greyPng(30);
+      await createRecord(store, key, blobRecord(old), old);
       // replaceRecord's first two writes, without the JSON (its writer died): the JSON still names `old`.
       await store.write(`${key}.previous.png`, old);
-      await store.write(`${key}.png`, png(40));
-      const stored = await readRecord(store, key, Plain);
+      await store.write(`${key}.png`, greyPng(40));
+      const stored = await readRecord(store, key, BlobRecord);
       expect(stored?.image.equals(old)).toBe(true);
     });
 
     test("a completed heal reads the new pair", async () => {
-      const old = png(30);
-      const healed = png(50);
-      await createRecord(store, key, record(old), old);
-      await readRecord(store, key, Plain);
-      await replaceRecord(store, key, record(healed), healed, old);
-      expect((await readRecord(store, key, Plain))?.image.equals(healed)).toBe(true);
+      const old = greyPng(30);
+      const healed = greyPng(50);
+      await createRecord(store, key, blobRecord(old), old);
+      await readRecord(store, key, BlobRecord);
+      await replaceRecord(store, key, blobRecord(healed), healed, old);
+      expect((await readRecord(store, key, BlobRecord))?.image.equals(healed)).toBe(true);
       expect((await store.read(`${key}.previous.png`))?.equals(old)).toBe(true);
     });
 
     test("a torn pair (no image matches the record) is a StoreError saying how to fix it", async () => {
-      await store.write(`${key}.png`, png(60));
-      await store.write(`${key}.json`, Buffer.from(JSON.stringify(record(png(70)))));
-      await expect(readRecord(store, key, Plain)).rejects.toThrow(
+      await store.write(`${key}.png`, greyPng(60));
+      await store.write(`${key}.json`, Buffer.from(JSON.stringify(blobRecord(greyPng(70)))));
+      await expect(readRecord(store, key, BlobRecord)).rejects.toThrow(
         /pair\.png does not match its record \(SHA-256 differs\).*delete taps\/android\/dev\/pair\.json/,
       );
     });

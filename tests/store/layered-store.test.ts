@@ -7,30 +7,12 @@ import { randomUUID } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PNG } from "pngjs";
-import { z } from "zod";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { layeredStore } from "../../src/core/store/layered-store.js";
-import { createRecord, readRecord, replaceRecord, sha256 } from "../../src/core/store/records.js";
+import { createRecord, readRecord, replaceRecord } from "../../src/core/store/records.js";
+import { BlobRecord, blobRecord, greyPng } from "../support/blob-records.js";
 import { startTestS3, type TestS3 } from "../support/s3-replica.js";
 import { openStore, s3Spec } from "../support/store-workers/open-store.js";
-
-const Plain = z.object({
-  kind: z.literal("blob"),
-  imageSha256: z.string(),
-  device: z.object({ screen: z.object({ width: z.number(), height: z.number() }) }),
-});
-
-function png(level: number): Buffer {
-  const image = new PNG({ width: 4, height: 4 });
-  image.data.fill(level);
-  return PNG.sync.write(image);
-}
-const record = (image: Buffer) => ({
-  kind: "blob",
-  imageSha256: sha256(image),
-  device: { screen: { width: 4, height: 4 } },
-});
 
 let s3: TestS3;
 let dir: string;
@@ -50,17 +32,17 @@ function stores() {
 
 test("a value the folder holds is read from it, with no request to the bucket", async () => {
   const { folder, layered } = stores();
-  await createRecord(folder, "taps/a", record(png(1)), png(1));
+  await createRecord(folder, "taps/a", blobRecord(greyPng(1)), greyPng(1));
   const before = { ...s3.requests };
-  expect((await readRecord(layered, "taps/a", Plain))?.image.equals(png(1))).toBe(true);
+  expect((await readRecord(layered, "taps/a", BlobRecord))?.image.equals(greyPng(1))).toBe(true);
   expect(s3.requests).toEqual(before);
 });
 
 test("a value only the bucket holds is read from it; a new value goes to the bucket, not the folder", async () => {
   const { shared, folder, layered } = stores();
-  await createRecord(shared, "taps/b", record(png(2)), png(2));
-  expect((await readRecord(layered, "taps/b", Plain))?.image.equals(png(2))).toBe(true);
-  expect(await createRecord(layered, "taps/c", record(png(3)), png(3))).toBe(true);
+  await createRecord(shared, "taps/b", blobRecord(greyPng(2)), greyPng(2));
+  expect((await readRecord(layered, "taps/b", BlobRecord))?.image.equals(greyPng(2))).toBe(true);
+  expect(await createRecord(layered, "taps/c", blobRecord(greyPng(3)), greyPng(3))).toBe(true);
   expect(await shared.list("taps")).toEqual(["taps/b.json", "taps/b.png", "taps/c.json", "taps/c.png"]);
   expect(await folder.list("")).toEqual([]);
   expect(await layered.list("taps")).toEqual(["taps/b.json", "taps/b.png", "taps/c.json", "taps/c.png"]);
@@ -68,25 +50,25 @@ test("a value only the bucket holds is read from it; a new value goes to the buc
 
 test("creating a value the folder already holds writes nothing", async () => {
   const { shared, folder, layered } = stores();
-  await createRecord(folder, "taps/a", record(png(1)), png(1));
-  expect(await createRecord(layered, "taps/a", record(png(4)), png(4))).toBe(false);
+  await createRecord(folder, "taps/a", blobRecord(greyPng(1)), greyPng(1));
+  expect(await createRecord(layered, "taps/a", blobRecord(greyPng(4)), greyPng(4))).toBe(false);
   expect(await shared.list("")).toEqual([]);
 });
 
 test("a pair never mixes layers: the folder's record is read with the folder's image", async () => {
   const { shared, folder, layered } = stores();
-  await createRecord(folder, "taps/a", record(png(1)), png(1));
-  await createRecord(shared, "taps/a", record(png(5)), png(5));
-  expect((await readRecord(layered, "taps/a", Plain))?.image.equals(png(1))).toBe(true);
+  await createRecord(folder, "taps/a", blobRecord(greyPng(1)), greyPng(1));
+  await createRecord(shared, "taps/a", blobRecord(greyPng(5)), greyPng(5));
+  expect((await readRecord(layered, "taps/a", BlobRecord))?.image.equals(greyPng(1))).toBe(true);
 });
 
 test("healing a committed value writes it to the bucket and the folder", async () => {
   const { shared, folder, layered } = stores();
-  await createRecord(folder, "taps/a", record(png(1)), png(1));
-  await readRecord(layered, "taps/a", Plain);
-  await replaceRecord(layered, "taps/a", record(png(6)), png(6), png(1));
+  await createRecord(folder, "taps/a", blobRecord(greyPng(1)), greyPng(1));
+  await readRecord(layered, "taps/a", BlobRecord);
+  await replaceRecord(layered, "taps/a", blobRecord(greyPng(6)), greyPng(6), greyPng(1));
   for (const store of [shared, folder, layered]) {
-    expect((await readRecord(store, "taps/a", Plain))?.image.equals(png(6))).toBe(true);
+    expect((await readRecord(store, "taps/a", BlobRecord))?.image.equals(greyPng(6))).toBe(true);
   }
 });
 
