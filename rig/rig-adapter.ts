@@ -6,11 +6,13 @@ import type { Browser } from "webdriverio";
 import {
   DeviceError,
   imageSize,
+  swipeActions,
   tapActions,
   type DeviceAdapter,
   type DeviceDescription,
   type DeviceSession,
   type Point,
+  type Swipe,
 } from "tapshot/adapter";
 import type { PhoneProfile } from "./profiles.js";
 
@@ -90,6 +92,12 @@ export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
         screenshot,
         async tap(point: Point) {
           await touchTap(driver, Math.round(point.x / scale), Math.round(point.y / scale));
+        },
+        async swipe({ from, to, durationMs }: Swipe) {
+          const css = (p: Point) => ({ x: Math.round(p.x / scale), y: Math.round(p.y / scale) });
+          // The W3C touch actions the Appium adapters send; chromedriver dispatches them as touch events.
+          await driver.performActions(swipeActions(css(from), css(to), durationMs));
+          await driver.releaseActions();
         },
       };
     },

@@ -19,6 +19,7 @@ import {
   TAP_LOG_KEY,
   type DemoServer,
   type LoggedTap,
+  type LongScreen,
   type Screen,
   type Variant,
 } from "../demo/app/server.js";
@@ -55,6 +56,8 @@ export interface OpenOptions {
   seed?: number;
   /** Draw the profile's system bars; default true. */
   bars?: boolean;
+  /** Rows of the `long-cart` screen (demo/app/long-pages.ts). */
+  rows?: number;
 }
 
 /** A WebdriverIO session on one emulated phone. */
@@ -69,9 +72,9 @@ export interface RigSession {
   /** `tap` and `expect` bound to {@link adapter}, as a platform entry exports them. */
   readonly ai: PlatformApi;
   /** Load a demo screen (with the profile's system bars) and wait until it shows; returns its URL. */
-  open(screen: Screen, options?: OpenOptions): Promise<string>;
-  /** The demo screen shown (`cart`, `checkout`, `confirmation`), or `undefined` on another page. */
-  currentScreen(): Promise<Screen | undefined>;
+  open(screen: Screen | LongScreen, options?: OpenOptions): Promise<string>;
+  /** The demo screen shown (`cart`, `checkout`, `confirmation`, a long screen), or `undefined` on another page. */
+  currentScreen(): Promise<Screen | LongScreen | undefined>;
   /** Clicks the demo pages saw since the last {@link open} (CSS pixels, the `data-testid` hit), oldest first. */
   taps(): Promise<LoggedTap[]>;
   /** The page URL. */
@@ -261,6 +264,7 @@ export async function openRigSession(
         variant: options.variant ?? "default",
         ...(options.seed === undefined ? {} : { seed: options.seed }),
         ...(bars ? { bars } : {}),
+        ...(options.rows === undefined ? {} : { rows: options.rows }),
       });
       await driver.url(url);
       const shown = await session.currentScreen();
@@ -271,7 +275,7 @@ export async function openRigSession(
 
     async currentScreen() {
       const screen = await driver.execute(() => document.body?.dataset.screen);
-      return (screen ?? undefined) as Screen | undefined;
+      return (screen ?? undefined) as Screen | LongScreen | undefined;
     },
 
     async taps() {

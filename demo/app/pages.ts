@@ -71,7 +71,7 @@ export interface LoggedTap {
 }
 
 // Records clicks (a touch tap fires one) so tests can check where a tap landed.
-const TAP_LOG = `document.addEventListener("click", function (e) {
+export const TAP_LOG = `document.addEventListener("click", function (e) {
   var hit = e.target instanceof Element ? e.target.closest("[data-testid]") : null;
   var log = JSON.parse(sessionStorage.getItem("${TAP_LOG_KEY}") || "[]");
   log.push({ screen: document.body.dataset.screen, x: e.clientX, y: e.clientY, testid: hit ? hit.getAttribute("data-testid") : null });
@@ -99,7 +99,7 @@ ${statusBar(options)}${body}${navBar(options)}
 `;
 }
 
-function statusBar({ bars, seed }: PageOptions): string {
+export function statusBar({ bars, seed }: PageOptions): string {
   if (!bars.top) return "";
   return `<div class="status-bar" data-testid="status-bar" style="height:${bars.top}px">
 <span data-testid="status-clock">${varyingValues(seed).time}</span>
@@ -108,13 +108,13 @@ function statusBar({ bars, seed }: PageOptions): string {
 `;
 }
 
-function navBar({ bars }: PageOptions): string {
+export function navBar({ bars }: PageOptions): string {
   if (!bars.bottom) return "";
   return `<div class="nav-bar ${bars.platform}" data-testid="nav-bar" style="height:${bars.bottom}px"><span class="pill"></span></div>
 `;
 }
 
-function appBar(title: string, back?: string): string {
+export function appBar(title: string, back?: string): string {
   const start = back
     ? `<a class="back" href="${back}" data-testid="back-button" role="button">‹ Cart</a>`
     : `<span class="logo"></span>`;

@@ -6,11 +6,13 @@
  * content (without it, each load picks a new one, so the balance and dates change every run);
  * `bars` = `<top>,<bottom>` CSS pixels of system bars to draw, with `platform` = `android` | `ios`.
  * Links on each page carry the same parameters, so a flow keeps its variant and values.
+ * `/long-cart` and `/carousel` (demo/app/long-pages.ts) scroll; `rows` sets the long cart's rows.
  */
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { randomInt } from "node:crypto";
 import { pageQuery, renderPage, SCREENS, VARIANTS, type PageOptions, type Screen, type Variant } from "./pages.js";
+import { LONG_CART_ROWS, LONG_SCREENS, MAX_LONG_CART_ROWS, renderLongPage, type LongScreen } from "./long-pages.js";
 
 const CSS = readFileSync(new URL("./styles.css", import.meta.url), "utf8");
 
@@ -19,8 +21,8 @@ export interface DemoServer {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
   readonly port: number;
-  /** The URL of one screen with the given options. */
-  pageUrl(screen: Screen, options?: Partial<PageOptions>): string;
+  /** The URL of one screen with the given options; `rows` sets the long cart's rows. */
+  pageUrl(screen: Screen | LongScreen, options?: Partial<PageOptions> & { rows?: number }): string;
   /** Pages served so far, newest last (path and query), to check what a flow loaded. */
   readonly requests: readonly string[];
   /** Stop serving and close open connections. Safe to call more than once. */
@@ -56,6 +58,15 @@ export function parsePageOptions(params: URLSearchParams): PageOptions {
   return { variant: variant as Variant, seed, bars: { top: bars[0]!, bottom: bars[1]!, platform } };
 }
 
+function parseRows(text: string | null): number {
+  if (text === null) return LONG_CART_ROWS;
+  const rows = Number(text);
+  if (!Number.isInteger(rows) || rows < 1 || rows > MAX_LONG_CART_ROWS) {
+    throw new BadRequest(`rows "${text}" must be a whole number from 1 to ${MAX_LONG_CART_ROWS}.`);
+  }
+  return rows;
+}
+
 function handle(request: IncomingMessage, response: ServerResponse, requests: string[]): void {
   const url = new URL(request.url ?? "/", "http://127.0.0.1");
   const send = (status: number, type: string, body: string, headers: Record<string, string> = {}) => {
@@ -65,6 +76,17 @@ function handle(request: IncomingMessage, response: ServerResponse, requests: st
   if (request.method !== "GET" && request.method !== "HEAD") return send(405, "text/plain", "only GET\n");
   if (url.pathname === "/") return send(302, "text/plain", "", { location: `/cart${url.search}` });
   const screen = url.pathname.slice(1);
+  if ((LONG_SCREENS as readonly string[]).includes(screen)) {
+    try {
+      const options = parsePageOptions(url.searchParams);
+      const rows = parseRows(url.searchParams.get("rows"));
+      requests.push(`${url.pathname}?${url.searchParams.toString()}`);
+      return send(200, "text/html; charset=utf-8", renderLongPage(screen as LongScreen, options, rows, CSS));
+    } catch (error) {
+      if (error instanceof BadRequest) return send(400, "text/plain", `${error.message}\n`);
+      throw error;
+    }
+  }
   if (!(SCREENS as readonly string[]).includes(screen)) {
     return send(404, "text/plain", `no page ${url.pathname}; pages: ${SCREENS.map((s) => `/${s}`).join(", ")}\n`);
   }
@@ -107,7 +129,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
         seed: page.seed ?? randomInt(0, 2 ** 31),
         bars: page.bars ?? { top: 0, bottom: 0, platform: "android" },
       });
-      return `${url}/${screen}?${query}`;
+      return `${url}/${screen}?${query}${page.rows === undefined ? "" : `&rows=${page.rows}`}`;
     },
     stop() {
       stopping ??= new Promise<void>((resolve) => {
@@ -120,4 +142,5 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
 }
 
 export type { LoggedTap, PageOptions, Screen, Variant } from "./pages.js";
+export { LONG_CART_ROWS, LONG_SCREENS, type LongScreen } from "./long-pages.js";
 export { SCREENS, TAP_LOG_KEY, VARIANTS, varyingValues } from "./pages.js";

@@ -28,10 +28,18 @@ export type {
   IdentityHints,
   Insets,
   Platform,
+  Swipe,
   Target,
 } from "../core/device.js";
 export type { Point, Rect, Size } from "../core/geometry.js";
-export type { TapOptions, TapResult, ScreenshotOptions, ScreenshotResult } from "../core/options.js";
+export type {
+  TapOptions,
+  TapResult,
+  ScreenshotOptions,
+  ScreenshotResult,
+  ScrollOptions,
+  ScrollDirection,
+} from "../core/options.js";
 export {
   appiumAdapter,
   assertAppiumSession,
@@ -39,8 +47,10 @@ export {
   firstOf,
   once,
   orientationOf,
+  performSwipe,
   performTap,
   takePng,
+  swipeActions,
   tapActions,
   textCapability,
   tidyInsets,

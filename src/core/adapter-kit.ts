@@ -307,6 +307,52 @@ export function tapActions(x: number, y: number) {
   ];
 }
 
+/**
+ * Hold before the move starts and after it ends. The pause before release stops the finger, so
+ * the platform's velocity tracker sees no speed at release and the list does not fling on
+ * (Android's VelocityTracker and UIKit's scroll views both take the velocity of the last moves).
+ */
+export const SWIPE_HOLD_MS = 200;
+
+/**
+ * A swipe as W3C actions, in tap units of the viewport: press at `from`, hold, move to `to`
+ * over `durationMs` (the driver interpolates the moves), hold, release. UiAutomator2 and
+ * XCUITest both take W3C pointer actions, as WebdriverIO 9's `swipe` sends them.
+ */
+export function swipeActions(from: Point, to: Point, durationMs: number) {
+  return [
+    {
+      type: "pointer",
+      id: "finger1",
+      parameters: { pointerType: "touch" },
+      actions: [
+        { type: "pointerMove", duration: 0, origin: "viewport", x: from.x, y: from.y },
+        { type: "pointerDown", button: 0 },
+        { type: "pause", duration: SWIPE_HOLD_MS },
+        { type: "pointerMove", duration: durationMs, origin: "viewport", x: to.x, y: to.y },
+        { type: "pause", duration: SWIPE_HOLD_MS },
+        { type: "pointerUp", button: 0 },
+      ],
+    },
+  ];
+}
+
+/** Send a swipe between points in tap units, then release the input state. */
+export async function performSwipe(driver: AppiumSession, from: Point, to: Point, durationMs: number): Promise<void> {
+  try {
+    await driver.performActions(swipeActions(from, to, durationMs));
+  } catch (error) {
+    throw new DeviceError(`The swipe from (${from.x}, ${from.y}) to (${to.x}, ${to.y}) failed: ${reason(error)}`, {
+      cause: error,
+    });
+  }
+  try {
+    await driver.releaseActions();
+  } catch {
+    // As after a tap: the swipe went through.
+  }
+}
+
 /** Convert a point in screenshot pixels to whole tap units inside `bounds` (tap units). */
 export function toTapUnits(point: Point, scale: number, bounds: Rect): Point {
   const clamp = (v: number, from: number, size: number) =>
@@ -394,6 +440,12 @@ export function appiumAdapter(
           if (!last) throw new DeviceError("tap before describe: the engine describes a session before it taps.");
           await assertNativeContext(driver, need);
           await performTap(driver, fromTapOrigin(toTapUnits(point, last.device.scale, last.tapBounds), last));
+        },
+        async swipe({ from, to, durationMs }) {
+          if (!last) throw new DeviceError("swipe before describe: the engine describes a session before it swipes.");
+          await assertNativeContext(driver, need);
+          const units = (p: Point) => fromTapOrigin(toTapUnits(p, last!.device.scale, last!.tapBounds), last!);
+          await performSwipe(driver, units(from), units(to), durationMs);
         },
       };
     },

@@ -10,6 +10,7 @@ import type { ResolvedConfig } from "./config.js";
 import type { Deadline } from "./deadline.js";
 import { applyTarget, type DescribedDevice, type DeviceDescription } from "./device.js";
 import type { Point } from "./geometry.js";
+import type { Swipe } from "./scroll/geometry.js";
 import { imageSize } from "./images.js";
 import { redact } from "./secrets.js";
 import type { OpenedDevice } from "./opened-device.js";
@@ -74,6 +75,12 @@ export class Call {
   async tap(point: Point): Promise<void> {
     this.deadline.throwIfAborted();
     await this.opened.tap(point);
+  }
+
+  /** Swipe in screenshot pixels (tap's scroll option). */
+  async swipe(swipe: Swipe): Promise<void> {
+    this.deadline.throwIfAborted();
+    await this.opened.swipe(swipe);
   }
 
   /** Ask the model, counting the call and remembering which model answered. */

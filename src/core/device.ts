@@ -5,8 +5,10 @@
 import { z } from "zod";
 import { DeviceError } from "./errors.js";
 import type { Point } from "./geometry.js";
+import type { Swipe } from "./scroll/geometry.js";
 
 export type { Point, Rect, Size } from "./geometry.js";
+export type { Swipe } from "./scroll/geometry.js";
 
 export const PlatformSchema = z.enum(["android", "ios"]);
 /** The platform of a device. */
@@ -96,6 +98,12 @@ export interface DeviceSession {
   screenshot(): Promise<Buffer>;
   /** Tap at a point in screenshot pixels of the screen last described; the session converts to its tap units. */
   tap(point: Point): Promise<void>;
+  /**
+   * Optional: swipe in screenshot pixels of the screen last described (press at `from`, move to
+   * `to` over `durationMs`, pause, release); the session converts to its tap units as `tap` does.
+   * Needed by `tap`'s `scroll` option only.
+   */
+  swipe?(swipe: Swipe): Promise<void>;
 }
 
 /**

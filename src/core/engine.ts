@@ -23,6 +23,7 @@ import {
   type TapResult,
 } from "./options.js";
 import { runTap, tapKeyOf } from "./tap.js";
+import { checkScroll } from "./scroll/options.js";
 import { baselineKeyOf, runScreenshot } from "./screenshot.js";
 import { checkScreenshotInput } from "./screenshot-input.js";
 
@@ -49,7 +50,7 @@ interface Flow<R> {
   run(call: Call, key: string): Promise<Done<R>>;
 }
 
-const TAP_OPTIONS = ["verify", "autoHeal", "timeout", "signal"];
+const TAP_OPTIONS = ["verify", "autoHeal", "timeout", "signal", "scroll"];
 
 /** The API for devices `adapter` opens: what a runner uses to drive another kind of device. */
 export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
@@ -98,6 +99,7 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
         prompt: checkText(prompt, "tap's prompt", '"the checkout button"'),
         verify: checkOptionalText(opts.verify, "verify", '"the order summary is shown"'),
         autoHeal: checkBoolean(opts.autoHeal, "autoHeal"),
+        scroll: checkScroll(opts.scroll),
       };
       const budget = { timeout: checkTimeout(opts.timeout), signal: checkSignal(opts.signal) };
       const opened = open(driver);

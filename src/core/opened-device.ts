@@ -5,6 +5,7 @@
 import type { AdapterNote, DescribedDevice, DeviceSession } from "./device.js";
 import { DeviceError } from "./errors.js";
 import type { Point } from "./geometry.js";
+import type { Swipe } from "./scroll/geometry.js";
 import { imageSize } from "./images.js";
 
 export class OpenedDevice {
@@ -40,5 +41,16 @@ export class OpenedDevice {
 
   tap(point: Point): Promise<void> {
     return this.session.tap(point);
+  }
+
+  /** Swipe; a DeviceError saying so when the session has no `swipe` (docs/devices.md). */
+  swipe(swipe: Swipe): Promise<void> {
+    if (typeof this.session.swipe !== "function") {
+      throw new DeviceError(
+        "tap's scroll option needs a device session that can swipe, and this adapter's session has no swipe() " +
+          "method. Add swipe(swipe) to the adapter's DeviceSession (docs/devices.md), or tap without scroll.",
+      );
+    }
+    return this.session.swipe(swipe);
   }
 }

@@ -2,6 +2,10 @@
 import type { Box } from "./contract.js";
 import type { Point } from "./device.js";
 import { InputError } from "./errors.js";
+import type { ScrollOptions } from "./scroll/options.js";
+
+export type { ScrollOptions } from "./scroll/options.js";
+export type { ScrollDirection } from "./scroll/geometry.js";
 
 /** Options of `tap`. */
 export interface TapOptions {
@@ -16,6 +20,12 @@ export interface TapOptions {
   timeout?: number;
   /** Aborts the call. */
   signal?: AbortSignal;
+  /**
+   * Scroll to find the element: when it is not on the screen, swipe and look again (docs/api.md
+   * "Scrolling to find"). `true` scrolls down up to 5 times. The list is taken to start at its
+   * top (or stated edge) unless `fromStart` is set. Replays swipe the stored swipes without a model.
+   */
+  scroll?: boolean | ScrollOptions;
 }
 
 /** What `tap` did. */

@@ -18,13 +18,24 @@ import {
 import type { Point } from "./geometry.js";
 import { compare, decode, decodeRegion, cropPng, encodePng, outlineRect, rectFits, toRect } from "./images.js";
 import type { RawImage } from "./images.js";
-import { runStored, type Done, type Mismatch, type NewValue, type StoredKind } from "./lifecycle.js";
+import { runStored, type Done, type Mismatch, type NewValue, type StoredKind, type Use } from "./lifecycle.js";
 import { systemBarMasks } from "./masks.js";
 import { passedBefore, rememberPassed } from "./passed-screens.js";
 import { pollForMatch, waitForStable } from "./stable-screen.js";
 import { tapKey } from "./store/keys.js";
 import { tapFingerprint } from "./store/rejections.js";
-import { TapRecordSchema, TapValueSchema, type TapRecord } from "./store/records.js";
+import { TapRecordSchema, TapValueSchema, type ScrollRecord, type Stored, type TapRecord } from "./store/records.js";
+import { findAlong } from "./scroll/crop-search.js";
+import { axisOf, scrollRegion } from "./scroll/geometry.js";
+import type { ScrollParams } from "./scroll/options.js";
+import {
+  plannedSwipe,
+  REPLAY_EXTRA_SWIPES,
+  rewind,
+  scrollRecord,
+  scrollUntil,
+  swipesText,
+} from "./scroll/scroll-tap.js";
 
 /** Wait after a fresh tap before the first `verify` check, so the screen can react. */
 const VERIFY_SETTLE_MS = 500;
@@ -40,6 +51,8 @@ export interface TapParams {
   prompt: string;
   verify: string | undefined;
   autoHeal: boolean;
+  /** Scroll to find the element (docs/api.md "Scrolling to find"); `undefined` for a plain tap. */
+  scroll?: ScrollParams | undefined;
 }
 
 /** What a tap returns besides its outcome and model calls. */
@@ -54,8 +67,10 @@ interface CropMismatch extends Mismatch {
 }
 
 /** The store key of a tap on the call's device. */
-export function tapKeyOf(call: Call, { prompt, verify }: TapParams): string {
-  return tapKey(call.device.platform, call.deviceSlug, prompt, verify);
+export function tapKeyOf(call: Call, { prompt, verify, scroll }: TapParams): string {
+  // Where a tap scrolls is part of what it stores; how far it may scroll is not (docs/storage.md).
+  const scrolls = scroll && { scroll: scroll.direction, ...(scroll.within ? { within: scroll.within } : {}) };
+  return tapKey(call.device.platform, call.deviceSlug, prompt, verify, scrolls);
 }
 
 export function runTap(call: Call, key: string, params: TapParams): Promise<Done<TapDone>> {
@@ -82,6 +97,7 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
     },
 
     async use(stored, until) {
+      if (params.scroll) return useScrolled(call, stored, params.scroll, until);
       const comparison = cropComparison(key, stored.record);
       let expected: RawImage | undefined;
       const polled = await pollForMatch(call, { until, healing }, async (png) => {
@@ -106,6 +122,8 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
     },
 
     async useNow(stored) {
+      // A scroll tap's screen is scrolled by now: a parallel run's value is healed from, not looked for here.
+      if (params.scroll) return null;
       const { diffRatio } = await cropDiff(call, await decode(stored.image), stored.record, await call.screenshot());
       return diffRatio <= CROP_MAX_DIFF_RATIO ? replay(call, stored.record) : null;
     },
@@ -130,6 +148,7 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
     },
 
     async learn() {
+      if (params.scroll) return learnScrolled(call, params, params.scroll, "learned");
       const screenshot = await settledScreenshot(call);
       const located = await locateAndTap(call, screenshot, params);
       if (!located.found) {
@@ -143,6 +162,13 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
     },
 
     async heal(stored, mismatch) {
+      if (params.scroll) {
+        // The replay swiped away from the start: go back, then find the element as when learning.
+        const { kind, prompt, verify } = stored.record;
+        const healed = await learnScrolled(call, params, params.scroll, "healed", { stored, mismatch, kind });
+        healed.fields = { ...healed.fields, kind, prompt, verify };
+        return healed;
+      }
       const located = await locateAndTap(call, await settledScreenshot(call), params, stored.image);
       if (!located.found) {
         await call.report("expected", stored.image, "expected-crop");
@@ -203,10 +229,11 @@ function tapValue(
   located: Located,
   identity: Pick<TapRecord, "kind" | "prompt" | "verify">,
   outcome: "learned" | "healed",
+  scroll?: ScrollRecord,
 ): NewValue<TapRecord, TapDone> {
   const { point, box, crop, model, reason, image } = located;
   return {
-    fields: { ...identity, device: call.device, point, box, crop, model, reason },
+    fields: { ...identity, device: call.device, point, box, crop, model, reason, ...(scroll ? { scroll } : {}) },
     image,
     done: { outcome, result: { point } },
   };
@@ -284,4 +311,98 @@ function clampBox(box: Box, device: DeviceDescription, model: string): Box {
     );
   }
   return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+/** How a crop is judged, for the scroll search. */
+const CROP_RULE = { threshold: CROP_THRESHOLD, maxDiffRatio: CROP_MAX_DIFF_RATIO };
+
+/**
+ * Replay a scroll tap: swipe the stored swipe, looking for the crop along the scroll axis after
+ * each, and tap once it is there; at most the stored count plus {@link REPLAY_EXTRA_SWIPES}.
+ */
+async function useScrolled(
+  call: Call,
+  stored: Stored<TapRecord>,
+  scroll: ScrollParams,
+  until: number,
+): Promise<Use<TapDone, CropMismatch>> {
+  const { record } = stored;
+  const direction = record.scroll?.direction ?? scroll.direction;
+  const swipe = record.scroll?.swipe ?? plannedSwipe(call, scroll);
+  const learnedAfter = record.scroll?.swipes ?? 0;
+  const axis = axisOf(direction);
+  const region = scrollRegion(call.device, record.scroll?.within);
+  if (scroll.fromStart) await rewind(call, swipe, direction, () => until);
+  const expected = await decode(stored.image);
+  const scrolled = await scrollUntil(
+    call,
+    swipe,
+    learnedAfter + REPLAY_EXTRA_SWIPES,
+    () => until,
+    async (png) => {
+      const found = await findAlong(expected, record.crop, await decode(png), axis, region, CROP_RULE);
+      return found ? { found: true, value: found.shift } : { found: false, reason: "" };
+    },
+  );
+  if (scrolled.found) {
+    const shift = scrolled.value;
+    const point =
+      axis === "y" ? { ...record.point, y: record.point.y + shift } : { ...record.point, x: record.point.x + shift };
+    await call.tap(point);
+    const moved = shift
+      ? `; the element was ${Math.abs(shift)} px ${shift > 0 ? "further" : "nearer"} along than stored`
+      : "";
+    return {
+      done: {
+        outcome: "replayed",
+        result: { point },
+        detail: `after ${swipesText(scrolled.swipes, direction)}${moved}`,
+      },
+    };
+  }
+  const tried = swipesText(scrolled.swipes, direction);
+  const text = scrolled.endReached
+    ? `the stored crop did not appear after ${tried}, when the screen stopped changing (the end of the list); it was learned after ${learnedAfter}`
+    : `the stored crop did not appear in ${tried} (learned after ${learnedAfter}, plus ${REPLAY_EXTRA_SWIPES} more tried)`;
+  return { mismatch: { text, healable: true, screenshot: scrolled.png, actual: undefined } };
+}
+
+/**
+ * Learn (or heal) a scroll tap: ask the model on each settled screen, swiping between, until it
+ * finds the element; stored with the swipe and the count.
+ */
+async function learnScrolled(
+  call: Call,
+  params: TapParams,
+  scroll: ScrollParams,
+  outcome: "learned" | "healed",
+  healing?: { stored: Stored<TapRecord>; mismatch: CropMismatch; kind: TapRecord["kind"] },
+): Promise<NewValue<TapRecord, TapDone>> {
+  const subject = `tap "${params.prompt}" on ${call.deviceSlug}`;
+  const swipe = healing?.stored.record.scroll?.swipe ?? plannedSwipe(call, scroll);
+  const settle = () => call.deadline.after("settleBeforeModel");
+  if (healing || scroll.fromStart) await rewind(call, swipe, scroll.direction, settle);
+  const reference = healing?.stored.image;
+  const scrolled = await scrollUntil(call, swipe, scroll.maxSwipes, settle, async (png) => {
+    const located = await locateAndTap(call, png, params, reference);
+    return located.found ? { found: true, value: located } : { found: false, reason: located.reason };
+  });
+  if (!scrolled.found) {
+    await call.report("screenshot", scrolled.png);
+    const swiped = swipesText(scrolled.swipes, scroll.direction);
+    const why = scrolled.endReached
+      ? `the screen stopped changing after ${swiped} (the end of the list was reached)`
+      : `after ${swiped} (scroll.maxSwipes) it was still not on the screen`;
+    const was = healing ? `${healing.mismatch.text}, and autoHeal found no such element: ` : "";
+    throw new ElementNotFoundError(
+      `${subject}: ${was}the model did not find it: ${clause(scrolled.reason)}; ${why}. ` +
+        (scrolled.endReached
+          ? `Check the direction, that the list starts at its top (or pass scroll: { fromStart: true }), or describe it more precisely.`
+          : `Raise scroll.maxSwipes, check the direction, or describe it more precisely.`),
+    );
+  }
+  const identity = { kind: "tap" as const, prompt: params.prompt, verify: params.verify ?? null };
+  const value = tapValue(call, scrolled.value, identity, outcome, scrollRecord(scroll, swipe, scrolled.swipes));
+  value.done.detail = `found after ${swipesText(scrolled.swipes, scroll.direction)}`;
+  return value;
 }

@@ -33,5 +33,12 @@ export {
 } from "../matchers/to-match-ai-screenshot.js";
 export { setRunningTest } from "../matchers/test-title.js";
 export type { AiScreenshotMatcher } from "./types.js";
-export type { TapOptions, TapResult, ScreenshotOptions, ScreenshotResult } from "../core/options.js";
+export type {
+  TapOptions,
+  TapResult,
+  ScreenshotOptions,
+  ScreenshotResult,
+  ScrollOptions,
+  ScrollDirection,
+} from "../core/options.js";
 export * from "../core/errors.js";

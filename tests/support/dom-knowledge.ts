@@ -11,6 +11,7 @@ const TARGETS: [RegExp, string][] = [
   [/checkout/i, "checkout-button"],
   [/place order/i, "place-order-button"],
   [/continue shopping/i, "continue-button"],
+  [/gift card/i, "offer-7"],
 ];
 
 /** Statements a verify may make, and the screen that makes each true. */
@@ -48,6 +49,15 @@ export function domKnowledge(): DomKnowledge {
       if (!testid) return { found: false, reason: `double: the demo shop has nothing like "${target}"` };
       const box = await session.findBox(testid);
       if (!box) return { found: false, reason: `double: no visible ${testid} in the page's DOM` };
+      // A model sees only the screenshot: an element scrolled mostly out of view is not on it.
+      const device = await session.describe();
+      const cx = box.x + box.width / 2;
+      const cy = box.y + box.height / 2;
+      const top = device.insets.top;
+      const bottom = device.screen.height - device.insets.bottom;
+      if (cx < 0 || cx > device.screen.width || cy < top || cy > bottom) {
+        return { found: false, reason: `double: ${testid} is scrolled out of the screen` };
+      }
       return { box: scaleTo(box, image, await screenWidth(session)), reason: `double: DOM box of ${testid}` };
     },
     async check(statement) {

@@ -2,7 +2,14 @@
  * An adapter called the way the engine calls it: one session per driver object, opened once,
  * described before it taps. Adapter contract tests call this instead of reaching into the engine.
  */
-import type { AdapterNote, DeviceAdapter, DeviceDescription, DeviceSession, Point } from "../../src/core/device.js";
+import type {
+  AdapterNote,
+  DeviceAdapter,
+  DeviceDescription,
+  DeviceSession,
+  Point,
+  Swipe,
+} from "../../src/core/device.js";
 
 export function engineSessions(adapter: DeviceAdapter) {
   const sessions = new WeakMap<object, DeviceSession>();
@@ -18,5 +25,7 @@ export function engineSessions(adapter: DeviceAdapter) {
     screenshot: (driver: unknown) => sessionOf(driver).screenshot(),
     /** Taps use what the session's last describe read, which is `device` (unused here). */
     tap: (driver: unknown, point: Point, _device?: DeviceDescription) => sessionOf(driver).tap(point),
+    /** Swipes, like taps, use what the session's last describe read. */
+    swipe: (driver: unknown, swipe: Swipe) => sessionOf(driver).swipe!(swipe),
   };
 }

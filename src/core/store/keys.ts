@@ -86,17 +86,27 @@ export function keyOnDevice(key: string, device: string): string {
   return parts.join("/");
 }
 
-/** Ten hex digits of SHA-256 over the exact prompt and verify text: a stored tap belongs to both. */
-export function promptHash(prompt: string, verify: string | undefined): string {
+/**
+ * Ten hex digits of SHA-256 over the exact prompt and verify text: a stored tap belongs to both.
+ * A scroll tap's hash also covers where it scrolls (`scroll`: its direction and region), so it
+ * never shares a record with the plain tap of the same prompt (docs/storage.md).
+ */
+export function promptHash(prompt: string, verify: string | undefined, scroll?: object): string {
   return createHash("sha256")
-    .update(JSON.stringify([prompt, verify ?? null]))
+    .update(JSON.stringify(scroll ? [prompt, verify ?? null, scroll] : [prompt, verify ?? null]))
     .digest("hex")
     .slice(0, 10);
 }
 
 /** Key (without extension) of a stored tap. */
-export function tapKey(platform: Platform, device: string, prompt: string, verify: string | undefined): string {
-  return `taps/${platform}/${device}/${slugify(prompt, 48)}-${promptHash(prompt, verify)}`;
+export function tapKey(
+  platform: Platform,
+  device: string,
+  prompt: string,
+  verify: string | undefined,
+  scroll?: object,
+): string {
+  return `taps/${platform}/${device}/${slugify(prompt, 48)}-${promptHash(prompt, verify, scroll)}`;
 }
 
 /** Key (without extension) of a stored baseline. */

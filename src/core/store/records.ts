@@ -66,6 +66,20 @@ export const RejectionSchema = z.object({
 /** A reverted heal, kept in the record's `rejected` list. */
 export type Rejection = z.infer<typeof RejectionSchema>;
 
+/**
+ * How a scroll tap reached its element (docs/storage.md): the swipe, in screenshot pixels, and
+ * how many swipes it took from the start of the list. Optional: plain taps have none.
+ */
+export const ScrollRecordSchema = z.object({
+  direction: z.enum(["down", "up", "left", "right"]),
+  /** The region swiped in, when the caller named one. */
+  within: BoxSchema.optional(),
+  swipe: z.object({ from: PointSchema, to: PointSchema, durationMs: z.number().int().positive() }),
+  swipes: z.number().int().nonnegative(),
+});
+/** A scroll tap's swipes, as stored. */
+export type ScrollRecord = z.infer<typeof ScrollRecordSchema>;
+
 /** The fields of a tap value (kept as `previous` when it is healed). */
 export const TapValueSchema = z.object({
   /** Where to tap, in screenshot pixels. */
@@ -80,6 +94,8 @@ export const TapValueSchema = z.object({
   storedAt: IsoDate,
   /** Kept with the value, so a revert restores the review state the previous value had. */
   review: ReviewSchema.optional(),
+  /** Set for a tap with `scroll`: the swipes that brought the element into view. */
+  scroll: ScrollRecordSchema.optional(),
 });
 
 export const TapRecordSchema = z

@@ -1,0 +1,161 @@
+/**
+ * Scroll taps end to end (docs/api.md "Scrolling to find"): a real Appium 3 server driving
+ * Chromium as a Pixel 7, on the rig's long cart and offer carousel (demo/app/long-pages.ts),
+ * with the real gemini() provider against the Gemini wire double, which answers from the DOM
+ * and finds nothing scrolled out of view.
+ */
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { LogEntry } from "../../src/core/log.js";
+import { TapRecordSchema, type TapRecord } from "../../src/core/store/records.js";
+import { gemini } from "../../src/providers/index.js";
+import { configureAi, resetAi } from "../../src/runner/index.js";
+import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
+import { domKnowledge, type DomKnowledge } from "../support/dom-knowledge.js";
+import { pixel7 } from "../../rig/profiles.js";
+import { rigTarget, startRig, type Rig, type RigSession } from "../../rig/session.js";
+
+const KEY = "e2e-test-key-not-secret";
+const PLACE_ORDER = "the Place order button";
+
+let rig: Rig;
+let double: WireDouble;
+let knowledge: DomKnowledge;
+let storageDir: string;
+let logs: LogEntry[];
+let session: RigSession;
+
+beforeAll(async () => {
+  knowledge = domKnowledge();
+  [rig, double] = await Promise.all([startRig(), startGeminiDouble(knowledge, { apiKey: KEY })]);
+  session = await rig.session(pixel7);
+  knowledge.session = session;
+  storageDir = await mkdtemp(join(tmpdir(), "tapshot-e2e-scroll-"));
+}, 180_000);
+
+afterAll(async () => {
+  resetAi();
+  await Promise.allSettled([rig?.stop(), double?.close()]);
+  if (storageDir) await rm(storageDir, { recursive: true, force: true });
+}, 60_000);
+
+function configure(mode: "auto" | "replay") {
+  logs = [];
+  configureAi({
+    channel: gemini({ apiKey: KEY, baseUrl: double.baseUrl }),
+    storageDir,
+    target: rigTarget,
+    log: (entry) => logs.push(entry),
+    resultsDir: join(storageDir, "results"),
+    mode,
+  });
+}
+
+async function storedTap(prefix: string): Promise<TapRecord> {
+  const dir = join(storageDir, "_ai_", "taps", "android", "google-pixel-7_14");
+  const file = (await readdir(dir)).find((f) => f.startsWith(prefix) && f.endsWith(".json"));
+  if (!file) throw new Error(`no stored tap ${prefix}*.json in ${dir}`);
+  return TapRecordSchema.parse(JSON.parse(await readFile(join(dir, file), "utf8")));
+}
+
+const tappedIds = async () => (await session.taps()).map((t) => t.testid);
+
+test("learns Place order after several swipes, then replays it in mode replay with no model call", async () => {
+  configure("auto");
+  await session.open("long-cart");
+  const before = double.received.length;
+  const learned = await session.ai.tap(session.driver, PLACE_ORDER, { scroll: true, timeout: 90_000 });
+  expect(learned.outcome).toBe("learned");
+  const record = await storedTap("the-place-order-button-");
+  expect(record.scroll?.swipes).toBeGreaterThanOrEqual(2);
+  expect(record.scroll).toMatchObject({ direction: "down", swipe: { durationMs: 800 } });
+  // One locate per screen looked at: the start and each swipe.
+  expect(double.received.slice(before).filter((r) => r.kind === "locate")).toHaveLength(record.scroll!.swipes + 1);
+  expect(record.model).toMatch(/^double:gemini-wire\//);
+  expect(await tappedIds()).toEqual(["place-order-button"]);
+  expect(logs.at(-1)?.detail).toContain(`found after ${record.scroll!.swipes} swipes down`);
+
+  configure("replay");
+  await session.open("long-cart");
+  const afterLearning = double.received.length;
+  const replayed = await session.ai.tap(session.driver, PLACE_ORDER, { scroll: true, timeout: 60_000 });
+  expect(replayed).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+  expect(double.received.length).toBe(afterLearning);
+  expect(await tappedIds()).toEqual(["place-order-button"]);
+  expect(logs.at(-1)?.detail).toContain(`after ${record.scroll!.swipes} swipes down`);
+}, 240_000);
+
+test.each([31, 29, 33])(
+  "a long cart of %i rows still replays the stored swipes with no model call",
+  async (rows) => {
+    configure("replay");
+    await session.open("long-cart", { rows });
+    const replayed = await session.ai.tap(session.driver, PLACE_ORDER, { scroll: true, timeout: 60_000 });
+    expect(replayed).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+    expect(await tappedIds()).toEqual(["place-order-button"]);
+  },
+  120_000,
+);
+
+test("a plain tap of the same prompt does not use the scroll tap's record", async () => {
+  configure("replay");
+  await session.open("long-cart");
+  await expect(session.ai.tap(session.driver, PLACE_ORDER, { timeout: 10_000 })).rejects.toMatchObject({
+    code: "not-stored",
+  });
+}, 60_000);
+
+test("a list far longer than stored fails the replay, naming the swipes tried", async () => {
+  configure("replay");
+  await session.open("long-cart", { rows: 60 });
+  const error = await session.ai.tap(session.driver, PLACE_ORDER, { scroll: true, timeout: 60_000 }).catch((e) => e);
+  expect(error).toMatchObject({ code: "replay-mismatch" });
+  expect((error as Error).message).toMatch(
+    /did not appear in \d+ swipes down \(learned after \d+, plus 2 more tried\)/,
+  );
+  expect(await tappedIds()).toEqual([]);
+}, 120_000);
+
+test("reaching the end of the list without the element is a clear not-found", async () => {
+  configure("auto");
+  await session.open("long-cart");
+  const error = await session.ai
+    .tap(session.driver, "the Continue shopping button", { scroll: { maxSwipes: 20 }, timeout: 90_000 })
+    .catch((e) => e);
+  expect(error).toMatchObject({ code: "not-found" });
+  expect((error as Error).message).toMatch(/the screen stopped changing after \d+ swipes down \(the end of the list/);
+  expect(await tappedIds()).toEqual([]);
+}, 180_000);
+
+test("a horizontal carousel: learned by swiping right within the strip, replayed with no model call", async () => {
+  configure("auto");
+  await session.open("carousel");
+  const within = await session.box("offer-strip");
+  const scroll = { direction: "right", within, maxSwipes: 8 } as const;
+  const learned = await session.ai.tap(session.driver, "the Gift card offer", { scroll, timeout: 90_000 });
+  expect(learned.outcome).toBe("learned");
+  const record = await storedTap("the-gift-card-offer-");
+  expect(record.scroll).toMatchObject({ direction: "right", within });
+  expect(record.scroll!.swipes).toBeGreaterThanOrEqual(2);
+  expect(record.scroll!.swipe.from.x).toBeGreaterThan(record.scroll!.swipe.to.x);
+  expect(await tappedIds()).toEqual(["offer-7"]);
+
+  configure("replay");
+  await session.open("carousel");
+  const replayed = await session.ai.tap(session.driver, "the Gift card offer", { scroll, timeout: 60_000 });
+  expect(replayed).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+  expect(await tappedIds()).toEqual(["offer-7"]);
+}, 240_000);
+
+test("fromStart swipes back to the top first, so a list left scrolled still replays", async () => {
+  configure("replay");
+  await session.open("long-cart");
+  await session.driver.execute(() => document.querySelector(".scroller")!.scrollTo(0, 700));
+  const replayed = await session.ai.tap(session.driver, PLACE_ORDER, {
+    scroll: { fromStart: true },
+    timeout: 90_000,
+  });
+  expect(replayed).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+  expect(await tappedIds()).toEqual(["place-order-button"]);
+}, 180_000);
