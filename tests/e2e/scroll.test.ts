@@ -159,3 +159,20 @@ test("fromStart swipes back to the top first, so a list left scrolled still repl
   expect(replayed).toMatchObject({ outcome: "replayed", aiCalls: 0 });
   expect(await tappedIds()).toEqual(["place-order-button"]);
 }, 180_000);
+
+test("with autoHeal, a list that outgrew the stored swipes is healed: back to the top, found again, previous kept", async () => {
+  configure("auto");
+  const before = await storedTap("the-place-order-button-");
+  await session.open("long-cart", { rows: 60 });
+  const healed = await session.ai.tap(session.driver, PLACE_ORDER, {
+    scroll: { maxSwipes: 15 },
+    autoHeal: true,
+    timeout: 150_000,
+  });
+  expect(healed.outcome).toBe("healed");
+  const after = await storedTap("the-place-order-button-");
+  expect(after.scroll!.swipes).toBeGreaterThan(before.scroll!.swipes + 2);
+  expect(after.previous?.scroll).toEqual(before.scroll);
+  expect(await tappedIds()).toEqual(["place-order-button"]);
+  expect(logs.at(-1)?.detail).toMatch(/^tapshot healed a stored value: .*found after \d+ swipes down/);
+}, 240_000);

@@ -6,6 +6,7 @@
 import { esc } from "../report/html.js";
 import { STYLE } from "../report/style.js";
 import { pointIn, type Overlay } from "../report/view.js";
+import type { TapRecord } from "../../core/store/records.js";
 import type { PendingValue } from "./pending.js";
 
 const REVIEW_STYLE = `
@@ -34,6 +35,12 @@ function figure(label: string, body: string, kind: string): string {
   return `<figure class="${kind === "baseline" ? "screen" : "crop"}" data-testid="${esc(label)}">${body}<figcaption>${esc(label)}</figcaption></figure>`;
 }
 
+/** A scroll tap's crop is of the screen its swipes reached: say how many, and the swipe. */
+function swipesNote({ direction, swipes, swipe }: NonNullable<TapRecord["scroll"]>): string {
+  const { from, to, durationMs } = swipe;
+  return `<div class="meta" data-testid="swipes">crop of the screen after ${swipes} swipe${swipes === 1 ? "" : "s"} ${esc(direction)} from the start (each from (${from.x}, ${from.y}) to (${to.x}, ${to.y}) over ${durationMs} ms)</div>`;
+}
+
 function valueCard({ entry, change }: PendingValue, src: (file: string) => string): string {
   const r = entry.record;
   const figures: string[] = [];
@@ -44,6 +51,7 @@ function valueCard({ entry, change }: PendingValue, src: (file: string) => strin
       );
     }
     figures.push(figure("new", image(src("png"), "new crop", pointIn(r.point, r.crop)), "tap"));
+    if (r.scroll) figures.push(swipesNote(r.scroll));
   } else {
     if (change === "heal")
       figures.push(figure("previous", image(src("previous.png"), "previous baseline"), "baseline"));
