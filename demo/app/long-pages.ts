@@ -17,7 +17,7 @@ export const LONG_CART_ROWS = 30;
 export const MAX_LONG_CART_ROWS = 60;
 
 const COLOURS = ["#e8553e", "#2c9c6a", "#1450c8", "#c88a14", "#8a3fc8", "#3fa8c8", "#c83f7a"];
-const OFFERS = ["Free shipping", "Winter sale", "Socks 3 for 2", "New arrivals", "Members", "Outlet", "Gift card"];
+const OFFERS = ["Free shipping", "Winter sale", "Socks 3 for 2", "New arrivals", "Gift card"];
 
 const STYLE = `.scroller {
   flex: 1;

@@ -11,7 +11,7 @@ const TARGETS: [RegExp, string][] = [
   [/checkout/i, "checkout-button"],
   [/place order/i, "place-order-button"],
   [/continue shopping/i, "continue-button"],
-  [/gift card/i, "offer-7"],
+  [/gift card/i, "offer-5"],
 ];
 
 /** Statements a verify may make, and the screen that makes each true. */
