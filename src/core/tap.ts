@@ -165,7 +165,7 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
       if (params.scroll) {
         // The replay swiped away from the start: go back, then find the element as when learning.
         const { kind, prompt, verify } = stored.record;
-        const healed = await learnScrolled(call, params, params.scroll, "healed", { stored, mismatch, kind });
+        const healed = await learnScrolled(call, params, params.scroll, "healed", { stored, mismatch });
         healed.fields = { ...healed.fields, kind, prompt, verify };
         return healed;
       }
@@ -376,7 +376,7 @@ async function learnScrolled(
   params: TapParams,
   scroll: ScrollParams,
   outcome: "learned" | "healed",
-  healing?: { stored: Stored<TapRecord>; mismatch: CropMismatch; kind: TapRecord["kind"] },
+  healing?: { stored: Stored<TapRecord>; mismatch: CropMismatch },
 ): Promise<NewValue<TapRecord, TapDone>> {
   const subject = `tap "${params.prompt}" on ${call.deviceSlug}`;
   const swipe = healing?.stored.record.scroll?.swipe ?? plannedSwipe(call, scroll);
