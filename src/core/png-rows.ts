@@ -65,9 +65,16 @@ export type RowSink = (y: number, row: Uint8Array) => boolean;
  * Inflate and unfilter `layout`'s rows in order, handing each row from `firstWanted` on to
  * `sink`, bytes `[0, n)` of it, until `sink` returns false or the last row. Rows above
  * `firstWanted` are unfiltered only from the nearest one that does not read the row above.
- * Resolves false when the data is corrupt (a filter type over 4, a zlib error, too few rows).
+ * Resolves false when the data is corrupt (a filter type over 4, a zlib error, too few rows), or
+ * when more than `maxRowsAbove` rows above `firstWanted` would need unfiltering.
  */
-export function streamRows(layout: PngLayout, n: number, firstWanted: number, sink: RowSink): Promise<boolean> {
+export function streamRows(
+  layout: PngLayout,
+  n: number,
+  firstWanted: number,
+  sink: RowSink,
+  maxRowsAbove = Infinity,
+): Promise<boolean> {
   const { width, height, bpp, idat } = layout;
   const rowBytes = width * bpp + 1;
   const rows = new RowUnfilter(n, bpp);
@@ -98,6 +105,7 @@ export function streamRows(layout: PngLayout, n: number, firstWanted: number, si
         return true;
       }
       if (y === firstWanted) {
+        if (pending.length > maxRowsAbove) return (settle(false), false);
         for (const above of pending) rows.next(above);
         pending = [];
       }
@@ -193,6 +201,13 @@ function readsRowAbove(filter: number): boolean {
 }
 
 /**
+ * At most this many bytes are unfiltered for one rectangle, else libvips decodes it: ~400 rows of a
+ * 1179 px RGB screen, where the row decoder and libvips' region decode cost about the same
+ * (BENCHMARKS.md section 7, the low-crop figure).
+ */
+const MAX_UNFILTERED_BYTES = 400 * 1179 * 3;
+
+/**
  * The pixels of `rect` in `png` as RGBA, decoding only the rows down to its bottom edge, or
  * `undefined` when the PNG is not one this module reads (see the module comment) or `rect`
  * does not fit it.
@@ -207,12 +222,20 @@ export async function decodePngRect(png: Buffer, rect: Rect): Promise<Buffer | u
   const out = Buffer.from(new ArrayBuffer(w * h * 4));
   const out32 = new Uint32Array(out.buffer, 0, w * h);
   const bottom = y + h;
-  const ok = await streamRows(layout, (x + w) * bpp, y, (row, line) => {
-    const target = (row - y) * w;
-    if (bpp === 4) out.set(line.subarray(x * 4, (x + w) * 4), target * 4);
-    else rgbToRgba(line, x * 3, out32, target, w);
-    return row + 1 < bottom;
-  });
+  // Unfiltering in JavaScript is ~2x slower than libvips': with a long chain of rows above, libvips wins.
+  const maxRowsAbove = Math.max(0, Math.floor(MAX_UNFILTERED_BYTES / ((x + w) * bpp)) - h);
+  const ok = await streamRows(
+    layout,
+    (x + w) * bpp,
+    y,
+    (row, line) => {
+      const target = (row - y) * w;
+      if (bpp === 4) out.set(line.subarray(x * 4, (x + w) * 4), target * 4);
+      else rgbToRgba(line, x * 3, out32, target, w);
+      return row + 1 < bottom;
+    },
+    maxRowsAbove,
+  );
   return ok ? out : undefined;
 }
 
