@@ -16,7 +16,6 @@ import pixelmatch from "pixelmatch";
 import sharp from "sharp";
 import { compare, decode, decodeRegion, type RawImage } from "tapshot/images";
 import { runJsonChild } from "./child.js";
-import { decodeRowsTo } from "./png-rows.js";
 import { ALLOWED_PIXELS, BAR_MASKS, PEERS, tapshot, type PeerName, type Tool, type Verdict } from "./peer-tools.js";
 import { IPHONE_15, invertRect, loadScreen, rgba } from "./screens.js";
 import { alternate, figure, fromMedians, median, wallMs, type Figure } from "./stats.js";
@@ -164,8 +163,8 @@ export async function benchPeers({
 /**
  * A stored crop found at its place: tapshot decodes the crop and the screenshot's rows down to
  * the crop's bottom and compares; OpenCV (Appium's images plugin) searches the whole screenshot
- * for the crop by template matching. Then, for a crop low on the screen, libvips' region decode
- * against a streaming row decoder that stops at the crop's bottom (bench/png-rows.ts).
+ * for the crop by template matching. Then, for a crop low on the screen, tapshot's region decode
+ * (its own row decoder, stopping at the crop's bottom) against libvips' region decode through sharp.
  */
 async function cropReplay(screen: Buffer, runs: number, warmup: number): Promise<Figure[]> {
   const cart = await loadScreen("cart");
@@ -211,16 +210,22 @@ async function cropReplay(screen: Buffer, runs: number, warmup: number): Promise
     width: IPHONE_15.screen.width,
     height: 150,
   };
-  const viaLibvips = () => wallMs(() => decodeRegion(Buffer.from(screen), low));
-  const viaStreaming = () => wallMs(() => decodeRowsTo(Buffer.from(screen), low));
-  const [fromLibvips, fromStreaming] = [await decodeRegion(screen, low), await decodeRowsTo(screen, low)];
-  if (!fromLibvips.data.equals(fromStreaming.data))
-    throw new Error("the streaming decoder's crop differs from libvips'");
+  const libvipsRegion = (png: Buffer) =>
+    sharp(png)
+      .extract({ left: low.x, top: low.y, width: low.width, height: low.height })
+      .ensureAlpha()
+      .raw()
+      .toBuffer();
+  const viaRowDecoder = () => wallMs(() => decodeRegion(Buffer.from(screen), low));
+  const viaLibvips = () => wallMs(() => libvipsRegion(Buffer.from(screen)));
+  if (!(await decodeRegion(screen, low)).data.equals(await libvipsRegion(screen))) {
+    throw new Error("tapshot's region decode differs from libvips'");
+  }
   const decodeLow = figure(
-    `low crop (rows ${low.y}-${low.y + low.height}) decode: libvips region / streaming row decoder`,
+    `low crop (rows ${low.y}-${low.y + low.height}) decode: tapshot / libvips region`,
     "ms",
-    "bench/png-rows.ts: inflate to the crop's bottom, unfilter in JS",
-    await alternate(runs, warmup, viaLibvips, viaStreaming),
+    "sharp extract + raw (libvips region decode)",
+    await alternate(runs, warmup, viaRowDecoder, viaLibvips),
   );
   return [replay, decodeLow];
 }

@@ -1,0 +1,247 @@
+/**
+ * Decoding a PNG's rows from the top down to a given row, and no further: the pixel data is
+ * inflated chunk by chunk and inflating stops once the last wanted row is out. Rows are then
+ * unfiltered from the nearest row above the wanted ones whose filter does not read the row
+ * above it (None or Sub; the PNG specification's filters, https://www.w3.org/TR/png-3/#9Filters),
+ * and only the columns up to the wanted rectangle's right edge (no filter reads a column to its right).
+ *
+ * Only what phones and Appium send is read here: 8-bit RGB or RGBA, not interlaced. Anything
+ * else (palette, grey, 16-bit, Adam7, a chunk whose CRC is wrong, data zlib rejects) returns
+ * `undefined`, and the caller decodes with libvips, which reads every PNG or reports what is wrong with it.
+ */
+import { crc32, createInflate } from "node:zlib";
+import type { Rect } from "./geometry.js";
+
+/** What the IHDR chunk and the IDAT chunks of a PNG hold, for the PNGs this module reads. */
+interface PngLayout {
+  width: number;
+  height: number;
+  /** Bytes per pixel: 3 (RGB) or 4 (RGBA). */
+  bpp: 3 | 4;
+  /** The zlib stream, in the IDAT chunks' order. */
+  idat: Buffer[];
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/** zlib's output per event: small enough to stop soon after the wanted rows, large enough for few events. */
+const INFLATE_CHUNK = 1 << 18;
+
+/** The layout of an 8-bit RGB(A) non-interlaced PNG whose chunks' CRCs hold, else `undefined`. */
+export function pngLayout(png: Buffer): PngLayout | undefined {
+  if (png.length < 33 || !png.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
+  const idat: Buffer[] = [];
+  let header: Buffer | undefined;
+  for (let at = 8; at + 12 <= png.length;) {
+    const length = png.readUInt32BE(at);
+    const end = at + 12 + length;
+    if (end > png.length) return undefined;
+    const type = png.toString("latin1", at + 4, at + 8);
+    if (type === "IHDR" || type === "IDAT") {
+      if (crc32(png.subarray(at + 4, at + 8 + length)) !== png.readUInt32BE(at + 8 + length)) return undefined;
+      if (type === "IHDR") header = png.subarray(at + 8, at + 8 + length);
+      else idat.push(png.subarray(at + 8, at + 8 + length));
+    }
+    if (type === "IEND") break;
+    at = end;
+  }
+  if (!header || header.length !== 13 || !idat.length) return undefined;
+  const [depth, colour, compression, filter, interlace] = header.subarray(8, 13);
+  if (depth !== 8 || (colour !== 2 && colour !== 6) || compression !== 0 || filter !== 0 || interlace !== 0) {
+    return undefined;
+  }
+  const width = header.readUInt32BE(0);
+  const height = header.readUInt32BE(4);
+  if (!width || !height) return undefined;
+  return { width, height, bpp: colour === 6 ? 4 : 3, idat };
+}
+
+/**
+ * Called with each unfiltered row from `firstWanted` down, bytes `[0, n)` valid (the buffer is
+ * reused for the row after next: copy what is kept); return false to stop decoding.
+ */
+export type RowSink = (y: number, row: Uint8Array) => boolean;
+
+/**
+ * Inflate and unfilter `layout`'s rows in order, handing each row from `firstWanted` on to
+ * `sink`, bytes `[0, n)` of it, until `sink` returns false or the last row. Rows above
+ * `firstWanted` are unfiltered only from the nearest one that does not read the row above.
+ * Resolves false when the data is corrupt (a filter type over 4, a zlib error, too few rows), or
+ * when more than `maxRowsAbove` rows above `firstWanted` would need unfiltering.
+ */
+export function streamRows(
+  layout: PngLayout,
+  n: number,
+  firstWanted: number,
+  sink: RowSink,
+  maxRowsAbove = Infinity,
+): Promise<boolean> {
+  const { width, height, bpp, idat } = layout;
+  const rowBytes = width * bpp + 1;
+  const rows = new RowUnfilter(n, bpp);
+  // Rows above the wanted ones, filtered, since the last row that does not read the row above.
+  let pending: Uint8Array[] = [];
+  const carry = new Uint8Array(rowBytes);
+  let carried = 0;
+  let y = 0;
+  return new Promise((resolve) => {
+    let settled = false;
+    const inflate = createInflate({ chunkSize: INFLATE_CHUNK });
+    const settle = (ok: boolean) => {
+      if (settled) return;
+      settled = true;
+      inflate.destroy();
+      resolve(ok);
+    };
+    /** One filtered row (its filter byte first); false once decoding should stop. */
+    const take = (line: Uint8Array): boolean => {
+      const filter = line[0]!;
+      if (filter > 4) return (settle(false), false);
+      if (y < firstWanted) {
+        // zlib does not reuse an output buffer it has handed out, so a row inside one can be kept; a carried row is copied.
+        const kept = line === carry ? Uint8Array.from(carry) : line;
+        if (readsRowAbove(filter)) pending.push(kept);
+        else pending = [kept];
+        y++;
+        return true;
+      }
+      if (y === firstWanted) {
+        if (pending.length > maxRowsAbove) return (settle(false), false);
+        for (const above of pending) rows.next(above);
+        pending = [];
+      }
+      const more = sink(y, rows.next(line)) && ++y < height;
+      if (!more) settle(y <= height);
+      return more;
+    };
+    inflate.on("data", (chunk: Buffer) => {
+      let at = 0;
+      if (carried) {
+        const part = Math.min(rowBytes - carried, chunk.length);
+        carry.set(chunk.subarray(0, part), carried);
+        carried += part;
+        at = part;
+        if (carried < rowBytes) return;
+        carried = 0;
+        if (!take(carry)) return;
+      }
+      for (; at + rowBytes <= chunk.length; at += rowBytes) if (!take(chunk.subarray(at, at + rowBytes))) return;
+      if (at < chunk.length) {
+        carry.set(chunk.subarray(at));
+        carried = chunk.length - at;
+      }
+    });
+    inflate.on("end", () => settle(false));
+    inflate.on("error", () => settle(false));
+    // One write: zlib then inflates in one pass on its thread, and stops when the stream is destroyed.
+    inflate.end(idat.length === 1 ? idat[0] : Buffer.concat(idat));
+  });
+}
+
+/** Reverses the filters of consecutive rows, bytes `[0, n)`, keeping the previous row. */
+class RowUnfilter {
+  private previous: Uint8Array;
+  private current: Uint8Array;
+
+  constructor(
+    private readonly n: number,
+    private readonly bpp: number,
+  ) {
+    // Whole words, so Up adds four bytes at a time; the row above the first is zeros, as the specification says.
+    const bytes = Math.ceil(n / 4) * 4;
+    this.previous = new Uint8Array(bytes);
+    this.current = new Uint8Array(bytes);
+  }
+
+  /** The unfiltered bytes of `line` (filter byte first), valid until the row after next. */
+  next(line: Uint8Array): Uint8Array {
+    const { n, bpp } = this;
+    const [cur, prev] = [this.previous, this.current];
+    this.previous = prev;
+    this.current = cur;
+    cur.set(line.subarray(1, 1 + n));
+    const filter = line[0]!;
+    if (filter === 1) {
+      for (let i = bpp; i < n; i++) cur[i] = cur[i]! + cur[i - bpp]!;
+    } else if (filter === 2) {
+      addBytewise(cur, prev);
+    } else if (filter === 3) {
+      for (let i = 0; i < bpp; i++) cur[i] = cur[i]! + (prev[i]! >> 1);
+      for (let i = bpp; i < n; i++) cur[i] = cur[i]! + ((cur[i - bpp]! + prev[i]!) >> 1);
+    } else if (filter === 4) {
+      for (let i = 0; i < bpp; i++) cur[i] = cur[i]! + prev[i]!;
+      for (let i = bpp; i < n; i++) {
+        const a = cur[i - bpp]!;
+        const b = prev[i]!;
+        const c = prev[i - bpp]!;
+        const pa = b > c ? b - c : c - b;
+        const pb = a > c ? a - c : c - a;
+        const pc = a + b > c + c ? a + b - c - c : c + c - a - b;
+        cur[i] = cur[i]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+      }
+    }
+    return cur;
+  }
+}
+
+/** `target[i] += source[i]` modulo 256 for every byte, four at a time (both whole words long). */
+function addBytewise(target: Uint8Array, source: Uint8Array): void {
+  const t = new Uint32Array(target.buffer, target.byteOffset, target.length >> 2);
+  const s = new Uint32Array(source.buffer, source.byteOffset, source.length >> 2);
+  for (let j = 0; j < t.length; j++) {
+    const a = t[j]!;
+    const b = s[j]!;
+    // Add the low 7 bits of each byte without carries between bytes, then set each top bit by XOR.
+    t[j] = ((a & 0x7f7f7f7f) + (b & 0x7f7f7f7f)) ^ ((a ^ b) & 0x80808080);
+  }
+}
+
+/** Whether `filter` reads the row above (Up, Average, Paeth). */
+function readsRowAbove(filter: number): boolean {
+  return filter >= 2;
+}
+
+/**
+ * At most this many bytes are unfiltered for one rectangle, else libvips decodes it: ~400 rows of a
+ * 1179 px RGB screen, where the row decoder and libvips' region decode cost about the same
+ * (BENCHMARKS.md section 7, the low-crop figure).
+ */
+const MAX_UNFILTERED_BYTES = 400 * 1179 * 3;
+
+/**
+ * The pixels of `rect` in `png` as RGBA, decoding only the rows down to its bottom edge, or
+ * `undefined` when the PNG is not one this module reads (see the module comment) or `rect`
+ * does not fit it.
+ */
+export async function decodePngRect(png: Buffer, rect: Rect): Promise<Buffer | undefined> {
+  const layout = pngLayout(png);
+  if (!layout) return undefined;
+  const { x, y, width: w, height: h } = rect;
+  if (x < 0 || y < 0 || w < 1 || h < 1 || x + w > layout.width || y + h > layout.height) return undefined;
+  const { bpp } = layout;
+  // Own memory at offset 0, so whole pixels can be written as words.
+  const out = Buffer.from(new ArrayBuffer(w * h * 4));
+  const out32 = new Uint32Array(out.buffer, 0, w * h);
+  const bottom = y + h;
+  // Unfiltering in JavaScript is ~2x slower than libvips': with a long chain of rows above, libvips wins.
+  const maxRowsAbove = Math.max(0, Math.floor(MAX_UNFILTERED_BYTES / ((x + w) * bpp)) - h);
+  const ok = await streamRows(
+    layout,
+    (x + w) * bpp,
+    y,
+    (row, line) => {
+      const target = (row - y) * w;
+      if (bpp === 4) out.set(line.subarray(x * 4, (x + w) * 4), target * 4);
+      else rgbToRgba(line, x * 3, out32, target, w);
+      return row + 1 < bottom;
+    },
+    maxRowsAbove,
+  );
+  return ok ? out : undefined;
+}
+
+/** `count` RGB pixels of `line` from byte `from` into `out` from pixel `at`, opaque, as little-endian RGBA words. */
+export function rgbToRgba(line: Uint8Array, from: number, out: Uint32Array, at: number, count: number): void {
+  for (let i = 0, s = from; i < count; i++, s += 3) {
+    out[at + i] = (line[s]! | (line[s + 1]! << 8) | (line[s + 2]! << 16) | 0xff000000) >>> 0;
+  }
+}

@@ -1,0 +1,133 @@
+import sharp from "sharp";
+import { PNG } from "pngjs";
+import { decodeRegion } from "../../src/core/images.js";
+import { decodePngRect, pngLayout } from "../../src/core/png-rows.js";
+import type { Rect } from "../../src/core/geometry.js";
+
+const WIDTH = 37;
+const HEIGHT = 61;
+
+/** Pixels with flat runs, gradients and noise, so every filter type meets every kind of neighbour. */
+function pixels(alpha: boolean): Buffer {
+  const data = Buffer.alloc(WIDTH * HEIGHT * 4);
+  let state = 7;
+  for (let y = 0; y < HEIGHT; y++) {
+    for (let x = 0; x < WIDTH; x++) {
+      state = (state * 1103515245 + 12345) & 0x7fffffff;
+      const i = (y * WIDTH + x) * 4;
+      const noisy = y % 3 === 0;
+      data[i] = noisy ? state & 0xff : x * 7;
+      data[i + 1] = noisy ? (state >> 8) & 0xff : y * 4;
+      data[i + 2] = y > 40 ? 250 : (x * y) & 0xff;
+      data[i + 3] = alpha ? (noisy ? (state >> 16) & 0xff : 200) : 255;
+    }
+  }
+  return data;
+}
+
+/** A pngjs PNG with every row filtered with `filterType` (-1: pngjs picks per row). */
+function pngjsPng(alpha: boolean, filterType: number): Buffer {
+  const png = new PNG({ width: WIDTH, height: HEIGHT });
+  png.data = pixels(alpha);
+  return PNG.sync.write(png, { colorType: alpha ? 6 : 2, filterType });
+}
+
+const raw = (alpha: boolean) => sharp(pixels(alpha), { raw: { width: WIDTH, height: HEIGHT, channels: 4 } });
+
+/** What libvips decodes for `rect`: the reference. */
+async function libvips(png: Buffer, rect: Rect): Promise<Buffer> {
+  return sharp(png)
+    .extract({ left: rect.x, top: rect.y, width: rect.width, height: rect.height })
+    .ensureAlpha()
+    .raw()
+    .toBuffer();
+}
+
+const RECTS: Rect[] = [
+  { x: 0, y: 0, width: WIDTH, height: HEIGHT },
+  { x: 0, y: 0, width: 1, height: 1 },
+  { x: WIDTH - 1, y: HEIGHT - 1, width: 1, height: 1 },
+  { x: 5, y: 20, width: 17, height: 9 },
+  { x: 10, y: 44, width: WIDTH - 10, height: HEIGHT - 44 },
+];
+
+describe("decodePngRect (8-bit RGB and RGBA, not interlaced)", () => {
+  const cases: [string, () => Promise<Buffer>][] = [];
+  for (const alpha of [false, true]) {
+    const kind = alpha ? "RGBA" : "RGB";
+    for (const filter of [0, 1, 2, 3, 4, -1])
+      cases.push([`${kind}, pngjs filter ${filter}`, async () => pngjsPng(alpha, filter)]);
+    cases.push([`${kind}, libvips adaptive filtering`, () => raw(alpha).png({ adaptiveFiltering: true }).toBuffer()]);
+    cases.push([
+      `${kind}, libvips, one IDAT chunk per 4 bytes of zlib`,
+      () => raw(alpha).png({ compressionLevel: 0 }).toBuffer(),
+    ]);
+  }
+
+  it.each(cases)("equals libvips on %s, for rectangles anywhere", async (_name, make) => {
+    const png = await make();
+    expect(pngLayout(png)).toBeDefined();
+    for (const rect of RECTS) {
+      const mine = await decodePngRect(png, rect);
+      expect(mine?.equals(await libvips(png, rect))).toBe(true);
+    }
+  });
+
+  it("equals libvips on a real 1179x2556 screenshot; a crop low on it, far below any restart row, goes to libvips", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const png = await readFile("bench/fixtures/iphone15-cart.png");
+    const checkout = { x: 36, y: 1419, width: 1107, height: 180 };
+    expect((await decodePngRect(png, checkout))?.equals(await libvips(png, checkout))).toBe(true);
+    const low = { x: 100, y: 2294, width: 500, height: 150 };
+    expect(await decodePngRect(png, low)).toBeUndefined();
+    expect((await decodeRegion(png, low)).data.equals(await libvips(png, low))).toBe(true);
+  });
+});
+
+describe("PNGs decodePngRect leaves to libvips, which decodeRegion then uses", () => {
+  const rect = { x: 3, y: 30, width: 20, height: 12 };
+  const others: [string, () => Promise<Buffer>][] = [
+    ["palette", () => raw(false).png({ palette: true }).toBuffer()],
+    ["grey", () => raw(false).removeAlpha().toColourspace("b-w").png().toBuffer()],
+    ["grey with alpha", () => raw(true).toColourspace("b-w").png().toBuffer()],
+    ["16-bit RGBA", () => raw(true).toColourspace("rgb16").png().toBuffer()],
+    ["Adam7 interlaced", () => raw(true).png({ progressive: true }).toBuffer()],
+    ["JPEG", () => raw(false).jpeg().toBuffer()],
+  ];
+
+  it.each(others)("%s: not read here, decoded by libvips", async (_name, make) => {
+    const image = await make();
+    // IHDR's bit depth, colour type and interlace method (bytes 24, 25, 28): the encoder made what the case says.
+    const plainRgb = image[24] === 8 && (image[25] === 2 || image[25] === 6) && image[28] === 0;
+    expect(image[1] === 0x50 && plainRgb).toBe(false);
+    expect(await decodePngRect(image, rect)).toBeUndefined();
+    expect((await decodeRegion(image, rect)).data.equals(await libvips(image, rect))).toBe(true);
+  });
+
+  it("a chunk whose CRC is wrong is left to libvips", async () => {
+    const png = pngjsPng(true, 4);
+    const broken = Buffer.from(png);
+    // The last byte of the first IDAT chunk's data.
+    const idat = broken.indexOf("IDAT", 8, "latin1");
+    const length = broken.readUInt32BE(idat - 4);
+    broken.writeUInt8(broken.readUInt8(idat + 4 + length - 1) ^ 0xff, idat + 4 + length - 1);
+    expect(await decodePngRect(broken, rect)).toBeUndefined();
+  });
+
+  it("a crop below a long chain of rows that read the row above is left to libvips", async () => {
+    const png = new PNG({ width: 1179, height: 500 });
+    for (let i = 0; i < png.data.length; i++) png.data[i] = (i * 31) % 251;
+    const upOnly = PNG.sync.write(png, { colorType: 2, filterType: 2 });
+    const low = { x: 0, y: 450, width: 1179, height: 10 };
+    expect(await decodePngRect(upOnly, low)).toBeUndefined();
+    expect((await decodeRegion(upOnly, low)).data.equals(await libvips(upOnly, low))).toBe(true);
+    const high = { x: 0, y: 300, width: 1179, height: 10 };
+    expect((await decodePngRect(upOnly, high))?.equals(await libvips(upOnly, high))).toBe(true);
+  });
+
+  it("a rectangle outside the image is not read", async () => {
+    const png = pngjsPng(false, 2);
+    expect(await decodePngRect(png, { x: 30, y: 0, width: 8, height: 1 })).toBeUndefined();
+    expect(await decodePngRect(png, { x: 0, y: 60, width: 1, height: 2 })).toBeUndefined();
+  });
+});
