@@ -31,7 +31,7 @@ export type {
   Target,
 } from "../core/device.js";
 export type { Point, Rect, Size } from "../core/geometry.js";
-export type { TapOptions, TapResult, ScreenshotOptions, ScreenshotResult } from "../core/options.js";
+export type { TapOptions, TapResult, HealRungs, ScreenshotOptions, ScreenshotResult } from "../core/options.js";
 export {
   appiumAdapter,
   assertAppiumSession,

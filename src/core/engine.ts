@@ -12,6 +12,7 @@ import type { Done } from "./lifecycle.js";
 import { OpenedDevice } from "./opened-device.js";
 import {
   checkBoolean,
+  checkHealRungs,
   checkKnownOptions,
   checkOptionalText,
   checkSignal,
@@ -49,7 +50,7 @@ interface Flow<R> {
   run(call: Call, key: string): Promise<Done<R>>;
 }
 
-const TAP_OPTIONS = ["verify", "autoHeal", "timeout", "signal"];
+const TAP_OPTIONS = ["verify", "autoHeal", "heal", "timeout", "signal"];
 
 /** The API for devices `adapter` opens: what a runner uses to drive another kind of device. */
 export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
@@ -98,6 +99,7 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
         prompt: checkText(prompt, "tap's prompt", '"the checkout button"'),
         verify: checkOptionalText(opts.verify, "verify", '"the order summary is shown"'),
         autoHeal: checkBoolean(opts.autoHeal, "autoHeal"),
+        heal: checkHealRungs(opts.heal),
       };
       const budget = { timeout: checkTimeout(opts.timeout), signal: checkSignal(opts.signal) };
       const opened = open(driver);

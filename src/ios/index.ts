@@ -25,6 +25,6 @@ export const tap = api.tap;
 /** `expect(driver).toMatchScreenshot(name, prompt, options?)`: per-device baselines judged by the model once. */
 export const expect = api.expect;
 
-export type { TapOptions, TapResult, ScreenshotOptions, ScreenshotResult } from "../core/options.js";
+export type { TapOptions, TapResult, HealRungs, ScreenshotOptions, ScreenshotResult } from "../core/options.js";
 export type { ScreenshotMatchers } from "../core/engine.js";
 export * from "../core/errors.js";

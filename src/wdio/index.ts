@@ -33,5 +33,5 @@ export {
 } from "../matchers/to-match-ai-screenshot.js";
 export { setRunningTest } from "../matchers/test-title.js";
 export type { AiScreenshotMatcher } from "./types.js";
-export type { TapOptions, TapResult, ScreenshotOptions, ScreenshotResult } from "../core/options.js";
+export type { TapOptions, TapResult, HealRungs, ScreenshotOptions, ScreenshotResult } from "../core/options.js";
 export * from "../core/errors.js";
