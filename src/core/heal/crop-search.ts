@@ -4,7 +4,7 @@
  * at full scale for every candidate, so "found" means what an in-place match means.
  *
  * Written on raw buffers rather than an OpenCV build: the pyramid search meets the budget of
- * BENCHMARKS.md section 9 with nothing to install (@appium/opencv is 18 MB of wasm).
+ * BENCHMARKS.md section 8 with nothing to install (@appium/opencv is 18 MB of wasm).
  */
 import type { Rect } from "../geometry.js";
 import { compare, type RawImage } from "../images.js";
@@ -36,10 +36,14 @@ export interface CropSearchOptions {
 
 /** The coarsest level keeps at least this many pixels on the crop's short side. */
 const MIN_COARSE_SIDE = 8;
-/** Pyramid levels halve; the coarsest is at most 1/8 of full scale. */
-const MAX_COARSE_FACTOR = 8;
-/** At each finer level, a candidate is looked for this many pixels around where the coarser level put it. */
+/** Pyramid levels halve; the coarsest is at most 1/16 of full scale. */
+const MAX_COARSE_FACTOR = 16;
+/**
+ * At each finer level, a candidate is looked for this many pixels around where the coarser level
+ * put it; at full scale, where a look costs the most, 1 pixel (the level above placed it within 1).
+ */
 const REFINE_RADIUS = 2;
+const FULL_SCALE_RADIUS = 1;
 const DEFAULT_CANDIDATES = 4;
 
 /**
@@ -82,12 +86,14 @@ export async function searchCrop(
         x: Math.floor((area.x + area.width) / f) - c.width,
         y: Math.floor((area.y + area.height) / f) - c.height,
       };
+      const r = level === 0 ? FULL_SCALE_RADIUS : REFINE_RADIUS;
       const [best] = bestPlaces(s, c, {
-        x0: Math.max(lo.x, x * 2 - REFINE_RADIUS),
-        y0: Math.max(lo.y, y * 2 - REFINE_RADIUS),
-        x1: Math.min(hi.x, x * 2 + REFINE_RADIUS),
-        y1: Math.min(hi.y, y * 2 + REFINE_RADIUS),
+        x0: Math.max(lo.x, x * 2 - r),
+        y0: Math.max(lo.y, y * 2 - r),
+        x1: Math.min(hi.x, x * 2 + r),
+        y1: Math.min(hi.y, y * 2 + r),
         keep: 1,
+        first: { x: x * 2, y: y * 2 },
       });
       if (!best) break;
       ({ x, y } = best);
@@ -140,12 +146,25 @@ function halve(g: Grey): Grey {
 function bestPlaces(
   s: Grey,
   c: Grey,
-  { x0, y0, x1, y1, keep }: { x0: number; y0: number; x1: number; y1: number; keep: number },
+  {
+    x0,
+    y0,
+    x1,
+    y1,
+    keep,
+    first,
+  }: { x0: number; y0: number; x1: number; y1: number; keep: number; first?: { x: number; y: number } },
 ): { x: number; y: number; sad: number }[] {
   const all: { x: number; y: number; sad: number }[] = [];
+  // With one place kept, a sum over the best so far cannot win: its count stops there. The place the
+  // coarser level chose is usually the best, so summing it first makes every other count stop early.
+  const inside = first && first.x >= x0 && first.x <= x1 && first.y >= y0 && first.y <= y1;
+  let limit = keep === 1 && inside && first ? sadAt(s, c, first.x, first.y, Infinity) : Infinity;
   for (let y = Math.max(0, y0); y <= Math.min(y1, s.height - c.height); y++) {
     for (let x = Math.max(0, x0); x <= Math.min(x1, s.width - c.width); x++) {
-      all.push({ x, y, sad: sadAt(s, c, x, y) });
+      const sad = sadAt(s, c, x, y, limit);
+      all.push({ x, y, sad });
+      if (keep === 1 && sad < limit) limit = sad;
     }
   }
   all.sort((a, b) => a.sad - b.sad);
@@ -159,9 +178,10 @@ function bestPlaces(
   return best;
 }
 
-function sadAt(s: Grey, c: Grey, x: number, y: number): number {
+/** Sum of absolute differences of `c` placed at (x, y) on `s`; stops by the row once over `limit`. */
+function sadAt(s: Grey, c: Grey, x: number, y: number, limit: number): number {
   let sum = 0;
-  for (let row = 0; row < c.height; row++) {
+  for (let row = 0; row < c.height && sum <= limit; row++) {
     const si = (y + row) * s.width + x;
     const ci = row * c.width;
     for (let col = 0; col < c.width; col++) {
