@@ -10,6 +10,7 @@ import { rm, writeFile } from "node:fs/promises";
 import { iphone15 } from "../rig/profiles.js";
 import { benchCompare } from "./compare.js";
 import { benchFleet } from "./fleet.js";
+import { benchHeal } from "./heal.js";
 import { machineInfo } from "./machine.js";
 import { benchMemory } from "./memory.js";
 import { benchPayload } from "./payload.js";
@@ -20,7 +21,7 @@ import { benchRigReplay, learnFlow } from "./rig-replay.js";
 import { formatTable, formatVerdicts } from "./table.js";
 import type { Figure } from "./stats.js";
 
-const NAMES = ["replay", "compare", "peers", "payload", "rig", "fleet", "memory"] as const;
+const NAMES = ["replay", "compare", "peers", "payload", "rig", "fleet", "memory", "heal"] as const;
 type Name = (typeof NAMES)[number];
 const RIG: readonly Name[] = ["rig", "fleet", "memory"];
 
@@ -32,6 +33,7 @@ const RUNS = {
   rig: { runs: 12, warmup: 2 },
   fleet: { sizes: [1, 2, 4], runs: 2 },
   memory: { runs: 2, steps: 20 },
+  heal: { runs: 5, warmup: 1 },
 };
 
 function selected(): Set<Name> {
@@ -73,6 +75,11 @@ if (chosen.has("peers")) {
 if (chosen.has("payload")) {
   progress("4 model payload");
   results.payload = await benchPayload();
+}
+
+if (chosen.has("heal")) {
+  progress("8 heal ladder: crop search");
+  results.heal = await benchHeal(RUNS.heal);
 }
 
 if (RIG.some((n) => chosen.has(n))) {

@@ -9,8 +9,9 @@ const TITLES: Record<string, string> = {
   fleet: "5 fleet learning",
   memory: "6 memory",
   peers: "7 peers",
+  heal: "8 heal ladder",
 };
-const ORDER = ["replay", "rig", "compare", "payload", "fleet", "memory", "peers"];
+const ORDER = ["replay", "rig", "compare", "payload", "fleet", "memory", "peers", "heal"];
 
 const num = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
 

@@ -35,6 +35,7 @@ export type { Point, Rect, Size } from "../core/geometry.js";
 export type {
   TapOptions,
   TapResult,
+  HealRungs,
   ScreenshotOptions,
   ScreenshotResult,
   ScrollOptions,

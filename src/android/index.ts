@@ -28,6 +28,7 @@ export const expect = api.expect;
 export type {
   TapOptions,
   TapResult,
+  HealRungs,
   ScreenshotOptions,
   ScreenshotResult,
   ScrollOptions,

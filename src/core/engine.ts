@@ -12,6 +12,7 @@ import type { Done } from "./lifecycle.js";
 import { OpenedDevice } from "./opened-device.js";
 import {
   checkBoolean,
+  checkHealRungs,
   checkKnownOptions,
   checkOptionalText,
   checkSignal,
@@ -50,7 +51,7 @@ interface Flow<R> {
   run(call: Call, key: string): Promise<Done<R>>;
 }
 
-const TAP_OPTIONS = ["verify", "autoHeal", "timeout", "signal", "scroll"];
+const TAP_OPTIONS = ["verify", "autoHeal", "heal", "timeout", "signal", "scroll"];
 
 /** The API for devices `adapter` opens: what a runner uses to drive another kind of device. */
 export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
@@ -100,6 +101,7 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
         verify: checkOptionalText(opts.verify, "verify", '"the order summary is shown"'),
         autoHeal: checkBoolean(opts.autoHeal, "autoHeal"),
         scroll: checkScroll(opts.scroll),
+        heal: checkHealRungs(opts.heal),
       };
       const budget = { timeout: checkTimeout(opts.timeout), signal: checkSignal(opts.signal) };
       const opened = open(driver);

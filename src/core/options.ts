@@ -16,6 +16,12 @@ export interface TapOptions {
   verify?: string;
   /** When a replay no longer matches, ask the model to find the element again and update the stored value. */
   autoHeal?: boolean;
+  /**
+   * Rungs of the heal ladder (docs/heal.md), each on unless set to false: `nearby` replays a crop
+   * that matches a few pixels off its place, `search` looks for the stored crop elsewhere on the
+   * screen before the model is asked.
+   */
+  heal?: HealRungs;
   /** Total time budget of the call in ms (waiting for the screen, model calls, verify). Default 30000. */
   timeout?: number;
   /** Aborts the call. */
@@ -26,6 +32,14 @@ export interface TapOptions {
    * top (or stated edge) unless `fromStart` is set. Replays swipe the stored swipes without a model.
    */
   scroll?: boolean | ScrollOptions;
+}
+
+/** Rungs of a tap's heal ladder that may be switched off (docs/heal.md). */
+export interface HealRungs {
+  /** Replay a stored crop found a few pixels off its place, tapping the point moved the same. Default true. */
+  nearby?: boolean;
+  /** Search the whole screen for the stored crop before asking the model. Default true. */
+  search?: boolean;
 }
 
 /** What `tap` did. */
@@ -130,6 +144,17 @@ export function checkCount(value: unknown, what: string, fallback: number): numb
     throw new InputError(`${what} must be a whole number of pixels, 0 or more; got ${String(value)}.`);
   }
   return value;
+}
+
+const HEAL_RUNGS = ["nearby", "search"] as const;
+
+/** The `heal` option of `tap`: every rung on unless switched off. */
+export function checkHealRungs(value: unknown): { nearby: boolean; search: boolean } {
+  const rungs = checkKnownOptions(value, [...HEAL_RUNGS], "tap's heal");
+  return {
+    nearby: rungs.nearby === undefined ? true : checkBoolean(rungs.nearby, "heal.nearby"),
+    search: rungs.search === undefined ? true : checkBoolean(rungs.search, "heal.search"),
+  };
 }
 
 /** Reject unknown option names, so a typo (`autoheal`) does not silently do nothing. */

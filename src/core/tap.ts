@@ -23,6 +23,7 @@ import { systemBarMasks } from "./masks.js";
 import { passedBefore, rememberPassed } from "./passed-screens.js";
 import { pollForMatch, waitForStable } from "./stable-screen.js";
 import { tapKey } from "./store/keys.js";
+import { nearbyShift, searchMoved, shifted, type SearchFinding, type Shift } from "./heal/moved-crop.js";
 import { tapFingerprint } from "./store/rejections.js";
 import { TapRecordSchema, TapValueSchema, type ScrollRecord, type Stored, type TapRecord } from "./store/records.js";
 import { findAlong } from "./scroll/crop-search.js";
@@ -53,12 +54,17 @@ export interface TapParams {
   autoHeal: boolean;
   /** Scroll to find the element (docs/api.md "Scrolling to find"); `undefined` for a plain tap. */
   scroll?: ScrollParams | undefined;
+  /** Rungs of the heal ladder that may be skipped (docs/heal.md); all on by default. */
+  heal: { nearby: boolean; search: boolean };
 }
 
 /** What a tap returns besides its outcome and model calls. */
 export interface TapDone {
   point: Point;
 }
+
+/** Model name of a heal from the whole-screen crop search (docs/heal.md): not a model's judgment. */
+export const CROP_SEARCH_MODEL = "local:crop-search";
 
 /** A replay that did not match: the last screenshot and crop compared. */
 interface CropMismatch extends Mismatch {
@@ -105,12 +111,15 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
         const remembered = passedBefore(call.session, comparison, png);
         if (remembered !== undefined) return { matched: true, value: { diffRatio: remembered } };
         expected ??= await decode(stored.image);
-        const found = await cropDiff(call, expected, stored.record, png);
+        const found: CropLook = await cropDiff(call, expected, stored.record, png);
         const matched = found.diffRatio <= CROP_MAX_DIFF_RATIO;
         if (matched) rememberPassed(call.session, comparison, png, found.diffRatio);
-        return { matched, value: found };
+        if (matched || !params.heal.nearby || !found.actual) return { matched, value: found };
+        // A shifted match is not remembered: a remembered pass replays the stored point unshifted.
+        const shift = await nearbyShift(png, expected, stored.record.crop, call.device, VERDICT);
+        return { matched: shift !== undefined, value: { ...found, shift } };
       });
-      if (polled.matched) return { done: await replay(call, stored.record) };
+      if (polled.matched) return { done: await replay(call, stored.record, polled.value.shift) };
       const { crop } = stored.record;
       const { actual } = polled.value;
       // The poll stopped counting once the crop could not match: the message gives the full share.
@@ -132,12 +141,13 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
       await call.report("expected", stored.image, "expected-crop");
       if (mismatch.actual) await call.report("actual", await encodePng(mismatch.actual), "actual-crop");
       await call.report("screenshot", await outlineRect(mismatch.screenshot, stored.record.crop), "screenshot");
+      const moved = mismatch.rejected ? "" : await movedHint(call, stored, mismatch, params);
       const hint = mismatch.rejected
         ? `${mismatch.rejected}. Fix the app; or, if the new place is right after all, delete ${key}.json to learn it again.`
         : `The screen may have changed. If the element moved or was restyled, run with { autoHeal: true } to let ` +
           `the model find it again and update ${key}.json; if the prompt or verify no longer fits, reword it to ` +
           `learn a new value.`;
-      throw new ReplayMismatchError(`${subject}: ${mismatch.text}. ${hint}`);
+      throw new ReplayMismatchError(`${subject}: ${mismatch.text}.${moved} ${hint}`);
     },
 
     async healsTo(mismatch, rejection) {
@@ -149,7 +159,7 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
 
     async learn() {
       if (params.scroll) return learnScrolled(call, params, params.scroll, "learned");
-      const screenshot = await settledScreenshot(call);
+      const screenshot = (await settledScreenshot(call)).png;
       const located = await locateAndTap(call, screenshot, params);
       if (!located.found) {
         await call.report("screenshot", screenshot);
@@ -169,7 +179,10 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
         healed.fields = { ...healed.fields, kind, prompt, verify };
         return healed;
       }
-      const located = await locateAndTap(call, await settledScreenshot(call), params, stored.image);
+      const shot = await settledScreenshot(call);
+      const cheap = params.heal.search ? await healFromSearch(call, stored, shot, params) : undefined;
+      if (cheap) return cheap;
+      const located = await locateAndTap(call, shot.png, params, stored.image);
       if (!located.found) {
         await call.report("expected", stored.image, "expected-crop");
         await call.report("screenshot", await outlineRect(mismatch.screenshot, stored.record.crop), "screenshot");
@@ -185,6 +198,13 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
       return healed;
     },
   };
+}
+
+/** One look at the crop: its share of differing pixels in place, and a nearby shift that matched. */
+interface CropLook {
+  diffRatio: number;
+  actual?: RawImage;
+  shift?: Shift | undefined;
 }
 
 /** What a crop's verdict depends on: the record and its image (the crop threshold is fixed). */
@@ -217,9 +237,99 @@ function mostAllowed(total: number, ratio: number): number {
   return n;
 }
 
-async function replay(call: Call, record: TapRecord): Promise<Done<TapDone>> {
-  await call.tap(record.point);
-  return { outcome: "replayed", result: { point: record.point } };
+/** The in-place verdict, as the heal ladder's rungs apply it. */
+const VERDICT = { threshold: CROP_THRESHOLD, maxDiffRatio: CROP_MAX_DIFF_RATIO };
+
+/** Tap the stored point, moved by `shift` when the crop matched a few pixels off its place (docs/heal.md). */
+async function replay(call: Call, record: TapRecord, shift?: Shift): Promise<Done<TapDone>> {
+  const point = shift ? shifted(record.point, shift) : record.point;
+  await call.tap(point);
+  if (!shift) return { outcome: "replayed", result: { point } };
+  const detail =
+    `the stored crop matched ${shift.dx}, ${shift.dy} px off its place ` +
+    `(${(shift.diffRatio * 100).toFixed(2)}% differed): tapped (${point.x}, ${point.y}); the stored value is unchanged`;
+  return { outcome: "replayed", result: { point }, detail };
+}
+
+/**
+ * The crop-search rung of a heal: one unambiguous place of the stored crop is tapped only when
+ * `verify` can confirm it; otherwise the heal goes on to the model (docs/heal.md).
+ */
+async function healFromSearch(
+  call: Call,
+  stored: { record: TapRecord; image: Buffer },
+  shot: { png: Buffer; raw: RawImage },
+  params: TapParams,
+): Promise<NewValue<TapRecord, TapDone> | undefined> {
+  const started = Date.now();
+  const finding = await searchMoved(shot.raw, await decode(stored.image), stored.record.crop, call.device, VERDICT);
+  const cost = `${Date.now() - started} ms`;
+  if (finding.kind !== "unique") {
+    call.note(`heal ladder: crop search ${describeFinding(finding)} (${cost}); asking the model`);
+    return undefined;
+  }
+  const { shift, rect } = finding;
+  if (!params.verify) {
+    call.note(
+      `heal ladder: crop search found the stored crop once, moved by ${shift.dx}, ${shift.dy} px (${cost}), ` +
+        `but without verify a cheap heal needs a second agreeing rung; asking the model`,
+    );
+    return undefined;
+  }
+  call.note(`heal ladder: crop search found the stored crop once, moved by ${shift.dx}, ${shift.dy} px (${cost})`);
+  const { record } = stored;
+  const point = shifted(record.point, shift);
+  await call.tap(point);
+  await verifyAfterTap(call, params.verify);
+  const box = { ...record.box, x: record.box.x + shift.dx, y: record.box.y + shift.dy };
+  const reason =
+    `the stored crop was found once on the screen, moved by ${shift.dx}, ${shift.dy} px ` +
+    `(${(shift.diffRatio * 100).toFixed(2)}% of its pixels differed), and "${params.verify}" held after the tap`;
+  return {
+    fields: {
+      kind: record.kind,
+      prompt: record.prompt,
+      verify: record.verify,
+      device: call.device,
+      point,
+      box,
+      crop: rect,
+      model: CROP_SEARCH_MODEL,
+      reason,
+    },
+    image: await cropPng(shot.png, rect),
+    done: {
+      outcome: "healed",
+      result: { point },
+      detail: `point (${record.point.x}, ${record.point.y}) -> (${point.x}, ${point.y}) by crop search`,
+    },
+  };
+}
+
+function describeFinding(finding: SearchFinding): string {
+  if (finding.kind === "unique")
+    return `found the stored crop once, moved by ${finding.shift.dx}, ${finding.shift.dy} px`;
+  if (finding.kind === "ambiguous") {
+    return `found ${finding.rects.length} similar places (${finding.rects.map((r) => `(${r.x}, ${r.y})`).join(", ")}): ambiguous`;
+  }
+  return "did not find the stored crop";
+}
+
+/**
+ * For a mismatch that is not healed (no autoHeal, mode replay): what the crop search would
+ * find, so the message says where the element went; nothing is tapped or stored.
+ */
+async function movedHint(
+  call: Call,
+  stored: { record: TapRecord; image: Buffer },
+  mismatch: CropMismatch,
+  params: TapParams,
+): Promise<string> {
+  if (!params.heal.search || !mismatch.healable) return "";
+  const screen = await decode(mismatch.screenshot);
+  if (screen.width !== call.device.screen.width || screen.height !== call.device.screen.height) return "";
+  const finding = await searchMoved(screen, await decode(stored.image), stored.record.crop, call.device, VERDICT);
+  return ` Crop search (nothing tapped): ${describeFinding(finding)}.`;
 }
 
 type Located = Extract<Awaited<ReturnType<typeof locateAndTap>>, { found: true }>;
@@ -263,9 +373,9 @@ async function locateAndTap(call: Call, screenshot: Buffer, params: Omit<TapPara
  * A screenshot for the model to locate on: wait until the screen stops changing, so a page
  * still navigating after the previous step is not what gets stored.
  */
-async function settledScreenshot(call: Call): Promise<Buffer> {
+async function settledScreenshot(call: Call): Promise<{ png: Buffer; raw: RawImage }> {
   const until = call.deadline.after("settleBeforeModel");
-  return (await waitForStable(call, { until, masks: systemBarMasks(call.device), requireDrawn: true })).png;
+  return waitForStable(call, { until, masks: systemBarMasks(call.device), requireDrawn: true });
 }
 
 /** After a fresh tap: ask `check` until it passes or the deadline passes. */

@@ -1,7 +1,8 @@
 /**
  * `tapshot/images`: the image operations tapshot's comparisons use, for tools and benchmarks
  * that want the same verdicts: decoding PNGs, comparing PNGs (bytes first) or decoded screens with
- * masks (pixelmatch's metric, src/core/pixel-diff.ts), and the system-bar masks of a device.
+ * masks (pixelmatch's metric, src/core/pixel-diff.ts), the system-bar masks of a device, and the
+ * crop search of the heal ladder (docs/heal.md).
  */
 export {
   compare,
@@ -14,5 +15,7 @@ export {
   type RawImage,
 } from "../core/images.js";
 export { systemBarMasks } from "../core/masks.js";
+export { searchCrop, type CropCandidate, type CropSearchOptions } from "../core/heal/crop-search.js";
+export { searchMoved, type CropVerdict, type SearchFinding, type Shift } from "../core/heal/moved-crop.js";
 export type { Point, Rect, Size } from "../core/geometry.js";
 export type { DeviceDescription, Insets } from "../core/device.js";

@@ -36,6 +36,7 @@ export type { AiScreenshotMatcher } from "./types.js";
 export type {
   TapOptions,
   TapResult,
+  HealRungs,
   ScreenshotOptions,
   ScreenshotResult,
   ScrollOptions,
