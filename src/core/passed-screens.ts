@@ -3,8 +3,10 @@
  * with its masks and threshold), the last screenshot that passed it, as its length and SHA-256.
  * A later screenshot with the same bytes passes that comparison again without being decoded:
  * returning to an unchanged screen, as a flow that cycles through screens does, or asserting it twice.
+ * It also keeps a few stored crops decoded, for taps replayed again in the session.
  */
 import { createHash } from "node:crypto";
+import type { RawImage } from "./images.js";
 
 /** The last screenshot that passed one comparison, and the result it gave. */
 interface Passed {
@@ -44,4 +46,34 @@ export function rememberPassed(session: object, comparison: string, png: Buffer,
   remembered.delete(comparison);
   remembered.set(comparison, { length: png.length, sha256: sha256Of(png), result });
   if (remembered.size > MAX_REMEMBERED) remembered.delete(remembered.keys().next().value!);
+}
+
+/** Stored images kept decoded per session; a crop is ~1 MB of pixels, so only a few. */
+const MAX_DECODED = 8;
+const decodedImages = new WeakMap<object, Map<string, { png: Buffer; raw: Promise<RawImage> }>>();
+
+/**
+ * `png` (a stored crop) decoded, kept per session: a flow that replays the same tap again
+ * decodes only the screenshot. Keyed by content, so an edited record never gets another's pixels.
+ * Callers must not write into the pixels they get.
+ */
+export function decodedStored(
+  session: object,
+  png: Buffer,
+  decode: (png: Buffer) => Promise<RawImage>,
+): Promise<RawImage> {
+  let kept = decodedImages.get(session);
+  if (!kept) decodedImages.set(session, (kept = new Map()));
+  const key = sha256Of(png);
+  const hit = kept.get(key);
+  if (hit && hit.png.equals(png)) {
+    kept.delete(key);
+    kept.set(key, hit);
+    return hit.raw;
+  }
+  const raw = decode(png);
+  raw.catch(() => kept.delete(key));
+  kept.set(key, { png, raw });
+  if (kept.size > MAX_DECODED) kept.delete(kept.keys().next().value!);
+  return raw;
 }

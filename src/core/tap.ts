@@ -20,7 +20,7 @@ import { compare, decode, decodeRegion, cropPng, encodePng, outlineRect, rectFit
 import type { RawImage } from "./images.js";
 import { runStored, type Done, type Mismatch, type NewValue, type StoredKind, type Use } from "./lifecycle.js";
 import { systemBarMasks } from "./masks.js";
-import { passedBefore, rememberPassed } from "./passed-screens.js";
+import { decodedStored, passedBefore, rememberPassed } from "./passed-screens.js";
 import { pollForMatch, waitForStable } from "./stable-screen.js";
 import { tapKey } from "./store/keys.js";
 import { nearbyShift, searchMoved, shifted, type SearchFinding, type Shift } from "./heal/moved-crop.js";
@@ -110,7 +110,7 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
         // Bytes first: a screenshot identical to one that matched this crop matches again, undecoded.
         const remembered = passedBefore(call.session, comparison, png);
         if (remembered !== undefined) return { matched: true, value: { diffRatio: remembered } };
-        expected ??= await decode(stored.image);
+        expected ??= await decodedStored(call.session, stored.image, decode);
         const found: CropLook = await cropDiff(call, expected, stored.record, png);
         const matched = found.diffRatio <= CROP_MAX_DIFF_RATIO;
         if (matched) rememberPassed(call.session, comparison, png, found.diffRatio);

@@ -1,5 +1,6 @@
 /** The per-session memory of the last screenshot that passed each comparison (src/core/passed-screens.ts). */
-import { passedBefore, rememberPassed } from "../../src/core/passed-screens.js";
+import { decodedStored, passedBefore, rememberPassed } from "../../src/core/passed-screens.js";
+import type { RawImage } from "../../src/core/images.js";
 
 const png = (text: string) => Buffer.from(text);
 
@@ -37,4 +38,48 @@ test("a session forgets the least recently passed comparisons beyond 64", () => 
   expect(passedBefore(session, "tap 0", png("screen 0"))).toBeUndefined();
   expect(passedBefore(session, "tap 1", png("screen 1"))).toBe(0);
   expect(passedBefore(session, "tap 64", png("screen 64"))).toBe(0);
+});
+
+describe("decoded stored crops", () => {
+  /** A decoder that counts its calls and marks each result with the bytes it read. */
+  function countingDecoder() {
+    const calls: string[] = [];
+    const decode = async (bytes: Buffer): Promise<RawImage> => {
+      calls.push(bytes.toString());
+      return { data: Buffer.from(bytes), width: bytes.length, height: 1 };
+    };
+    return { calls, decode };
+  }
+
+  test("the same crop bytes are decoded once per session; other bytes or sessions decode their own", async () => {
+    const { calls, decode } = countingDecoder();
+    const session = {};
+    const first = await decodedStored(session, png("crop a"), decode);
+    expect(await decodedStored(session, png("crop a"), decode)).toBe(first);
+    expect((await decodedStored(session, png("crop b"), decode)).data.toString()).toBe("crop b");
+    await decodedStored({}, png("crop a"), decode);
+    expect(calls).toEqual(["crop a", "crop b", "crop a"]);
+  });
+
+  test("at most eight crops are kept, the least recently used forgotten first", async () => {
+    const { calls, decode } = countingDecoder();
+    const session = {};
+    for (let i = 0; i < 9; i++) await decodedStored(session, png(`crop ${i}`), decode);
+    await decodedStored(session, png("crop 8"), decode);
+    await decodedStored(session, png("crop 0"), decode);
+    expect(calls.filter((c) => c === "crop 0")).toHaveLength(2);
+    expect(calls.filter((c) => c === "crop 8")).toHaveLength(1);
+  });
+
+  test("a failed decode is not kept: the next call decodes again", async () => {
+    const session = {};
+    let fail = true;
+    const decode = async (bytes: Buffer): Promise<RawImage> => {
+      if (fail) throw new Error("corrupt");
+      return { data: bytes, width: bytes.length, height: 1 };
+    };
+    await expect(decodedStored(session, png("crop"), decode)).rejects.toThrow("corrupt");
+    fail = false;
+    expect((await decodedStored(session, png("crop"), decode)).width).toBe(4);
+  });
 });
