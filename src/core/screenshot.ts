@@ -10,6 +10,7 @@ import { screenOf } from "./device.js";
 import { AiAnswerError, NotStoredError, RejectedError, ScreenshotMismatchError, clause } from "./errors.js";
 import type { Rect } from "./geometry.js";
 import { compare, decode, sideBySide, type RawImage } from "./images.js";
+import { describeContentShift, estimateContentShift } from "./heal/content-shift.js";
 import { runStored, type Done, type Mismatch, type StoredKind } from "./lifecycle.js";
 import { clipToScreen, isUniformOutside, systemBarMasks, unionArea } from "./masks.js";
 import { passedBefore, rememberPassed } from "./passed-screens.js";
@@ -107,7 +108,8 @@ function baselineKind(
       const shot = polled.value.shot!;
       let result = polled.value.result;
       if (!result.otherSize) result = await comparePixels(baseline!, shot, { withDiffImage: true });
-      const text = describeMismatch(result, baseline!.raw, allowed, params);
+      const text =
+        describeMismatch(result, baseline!.raw, allowed, params) + shiftClause(call, baseline!.raw, shot.raw);
       return {
         mismatch: {
           text,
@@ -396,6 +398,13 @@ function describeMismatch(result: Comparison, expected: RawImage, allowed: numbe
     `${result.diffPixels} pixels differ from the baseline (${percent(result.diffPixels / total)} of ${total}), ` +
     `allowed ${describeAllowance(allowed, params)}`
   );
+}
+
+/** "; the content below y=Y moved down by N px" when the content moved as a block, else nothing (docs/heal.md). */
+function shiftClause(call: Call, baseline: RawImage, shot: RawImage): string {
+  const { screen, insets } = call.device;
+  const shift = estimateContentShift(baseline, shot, { top: insets.top, bottom: screen.height - insets.bottom });
+  return shift ? `; ${describeContentShift(shift)}` : "";
 }
 
 function percent(ratio: number): string {

@@ -429,6 +429,40 @@ describe("baseline stored", () => {
     expect(logs.at(-1)).toMatchObject({ outcome: "failed", aiCalls: 0 });
   });
 
+  test("content pushed down by an inserted banner fails as before, and the error and log line say how far it moved", async () => {
+    setup();
+    await storeFirst();
+    const pushed = cartScene();
+    pushed.elements = pushed.elements.map((e) => (e.y >= 180 ? { ...e, y: e.y + 60 } : e));
+    pushed.elements.push({ id: "banner", x: 0, y: 180, width: 360, height: 60, fill: "#dc2626", mark: "#ffffff" });
+    const before = await readBaseline();
+
+    const error = await failure(
+      api.expect(fakeDriver(new FakeDevice(pushed))).toMatchScreenshot("cart-page", "the cart", { timeout: 500 }),
+    );
+
+    expect(error).toBeInstanceOf(ScreenshotMismatchError);
+    // The balance (the first content below the banner, at y=200) and the checkout button moved 60 px down.
+    expect(error.message).toContain(
+      "allowed 230 (maxDiffPixelRatio 0.001); the content below y=200 moved down by 60 px",
+    );
+    expect(logs.at(-1)).toMatchObject({ outcome: "failed", aiCalls: 0 });
+    expect(logs.at(-1)!.detail).toContain("the content below y=200 moved down by 60 px");
+    expect((await readBaseline()).png.equals(before.png)).toBe(true);
+  });
+
+  test("a restyle or a removed element reports no content shift", async () => {
+    setup();
+    await storeFirst();
+    for (const scene of [cartScene({ checkout: "#2563eb", item: "#fde68a" }), cartScene({ checkout: null })]) {
+      const error = await failure(
+        api.expect(fakeDriver(new FakeDevice(scene))).toMatchScreenshot("cart-page", "the cart", { timeout: 500 }),
+      );
+      expect(error).toBeInstanceOf(ScreenshotMismatchError);
+      expect(error.message).not.toContain("moved");
+    }
+  });
+
   test("retries until the screen matches", async () => {
     setup();
     await storeFirst();
