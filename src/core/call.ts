@@ -13,6 +13,7 @@ import type { Point } from "./geometry.js";
 import { imageSize } from "./images.js";
 import { redact } from "./secrets.js";
 import type { OpenedDevice } from "./opened-device.js";
+import { readPageSource, type PageSourceReading } from "./heal/page-source.js";
 import { deviceSlugs, slugify, type DeviceSlugs } from "./store/keys.js";
 
 export class Call {
@@ -74,6 +75,12 @@ export class Call {
   async tap(point: Point): Promise<void> {
     this.deadline.throwIfAborted();
     await this.opened.tap(point);
+  }
+
+  /** The page source's elements, or why there are none (docs/heal.md): never throws. */
+  async pageSource(): Promise<PageSourceReading> {
+    this.deadline.throwIfAborted();
+    return readPageSource(this.opened.pageSource, this.device);
   }
 
   /** Ask the model, counting the call and remembering which model answered. */

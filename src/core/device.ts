@@ -96,6 +96,12 @@ export interface DeviceSession {
   screenshot(): Promise<Buffer>;
   /** Tap at a point in screenshot pixels of the screen last described; the session converts to its tap units. */
   tap(point: Point): Promise<void>;
+  /**
+   * The accessibility tree as the driver serves it (`driver.getPageSource()`): UiAutomator2 XML
+   * (`bounds="[x1,y1][x2,y2]"` in pixels) on Android, XCUITest XML (`x`/`y`/`width`/`height` in
+   * points) on iOS. Optional: without it the heal ladder skips its accessibility rung (docs/heal.md).
+   */
+  pageSource?(): Promise<string>;
 }
 
 /**

@@ -41,4 +41,10 @@ export class OpenedDevice {
   tap(point: Point): Promise<void> {
     return this.session.tap(point);
   }
+
+  /** The session's page source reader, when it has one. */
+  get pageSource(): (() => Promise<string>) | undefined {
+    const session = this.session;
+    return session.pageSource ? () => session.pageSource!() : undefined;
+  }
 }
