@@ -160,8 +160,9 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
     async heal(stored, mismatch) {
       const shot = await settledScreenshot(call);
       const cheap = await healCheaply(call, stored, shot, params);
-      if (cheap) return cheap;
-      const located = await locateAndTap(call, shot.png, params, stored.image);
+      if (cheap.value) return cheap.value;
+      const evidence = evidenceText(call, stored.record, cheap.found);
+      const located = await locateAndTap(call, shot.png, params, stored.image, evidence);
       if (!located.found) {
         await call.report("expected", stored.image, "expected-crop");
         await call.report("screenshot", await outlineRect(mismatch.screenshot, stored.record.crop), "screenshot");
@@ -247,7 +248,7 @@ async function healCheaply(
   stored: { record: TapRecord; image: Buffer },
   shot: { png: Buffer; raw: RawImage },
   params: TapParams,
-): Promise<NewValue<TapRecord, TapDone> | undefined> {
+): Promise<{ value?: NewValue<TapRecord, TapDone>; found: CheapFindings }> {
   const found: CheapFindings = {};
   if (params.heal.search) {
     const started = Date.now();
@@ -276,15 +277,12 @@ async function healCheaply(
   else if (search || a11y) {
     call.note("heal ladder: without verify a cheap heal needs a second agreeing rung; asking the model");
   }
-  if (!heal) {
-    lastFindings.set(call, found);
-    return undefined;
-  }
+  if (!heal) return { found };
   await call.tap(heal.point);
   if (params.verify) await verifyAfterTap(call, params.verify);
   const { record } = stored;
   const reason = heal.reason + (params.verify ? `, and "${params.verify}" held after the tap` : "");
-  return {
+  const value: NewValue<TapRecord, TapDone> = {
     fields: {
       kind: record.kind,
       prompt: record.prompt,
@@ -304,10 +302,40 @@ async function healCheaply(
       detail: `point (${record.point.x}, ${record.point.y}) -> (${heal.point.x}, ${heal.point.y}) by ${heal.model}`,
     },
   };
+  return { value, found };
 }
 
-/** What the ladder found for a heal that went on to the model, for the model's prompt (docs/heal.md). */
-const lastFindings = new WeakMap<Call, CheapFindings>();
+/**
+ * What the cheap rungs found, as text for the model next to the screenshot (docs/heal.md), so it
+ * can tell candidates apart instead of starting from nothing; `undefined` when there is nothing to say.
+ */
+function evidenceText(call: Call, record: TapRecord, found: CheapFindings): string | undefined {
+  const { width, height } = call.device.screen;
+  const at = (r: Rect) => `(${r.x}, ${r.y}) ${r.width}x${r.height}`;
+  const lines = [`Places are x, y, width x height in pixels of the full ${width}x${height} screenshot.`];
+  lines.push(`The element was stored at ${at(record.box)}.`);
+  if (record.element) lines.push(`Its accessibility element had ${describeAttributes(record.element.attributes)}.`);
+  const { search, a11y } = found;
+  if (search?.kind === "unique") lines.push(`The stored crop now matches once, at ${at(search.rect)}.`);
+  if (search?.kind === "ambiguous") {
+    lines.push(`The stored crop now matches at ${search.rects.length} places: ${search.rects.map(at).join("; ")}.`);
+  }
+  if (search?.kind === "none") lines.push("The stored crop matches nowhere on the screen (restyled or removed).");
+  if (a11y?.kind === "unique") {
+    lines.push(
+      `The accessibility tree has one element with the same ${a11y.matched.join(" + ")}, at ${at(a11y.element.bounds)}.`,
+    );
+  }
+  if (a11y?.kind === "ambiguous") {
+    const places = a11y.elements.map((e) => at(e.bounds)).join("; ");
+    lines.push(
+      `The accessibility tree has ${a11y.elements.length} elements with the same ${a11y.matched.join(" + ")}: ${places}.`,
+    );
+  }
+  if (a11y?.kind === "none") lines.push("The accessibility tree has no element with those attributes now.");
+  if (!search && !a11y && !record.element) return undefined;
+  return lines.join("\n").slice(0, 4000);
+}
 
 /** A cheap rung's heal, before it is tapped. */
 interface CheapHeal {
@@ -428,13 +456,20 @@ function tapValue(
 }
 
 /** Ask the model for the element, tap its centre, check `verify`; returns what to store. */
-async function locateAndTap(call: Call, screenshot: Buffer, params: Omit<TapParams, "autoHeal">, reference?: Buffer) {
+async function locateAndTap(
+  call: Call,
+  screenshot: Buffer,
+  params: Omit<TapParams, "autoHeal">,
+  reference?: Buffer,
+  evidence?: string,
+) {
   const screen = await toAiImage(screenshot);
   const answer = await call.ask({
     kind: "locate",
     screen,
     prompt: params.prompt,
     ...(reference ? { reference: await toAiImage(reference) } : {}),
+    ...(evidence ? { evidence } : {}),
   });
   if (!answer.found || !answer.box) return { found: false as const, reason: answer.reason };
 

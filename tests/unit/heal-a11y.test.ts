@@ -160,6 +160,11 @@ test("crop search and the page source disagree: the model is asked", async () =>
   expect(channel.count("locate")).toBe(1);
   expect((await onlyTap()).model).toBe(SCRIPTED_MODEL);
   expect(logs[0]!.detail).toMatch(/crop search and the accessibility element disagree; asking the model/);
+  const [locate] = channel.requests.filter((r) => r.kind === "locate") as { evidence?: string }[];
+  expect(locate!.evidence).toContain("pixels of the full 360x640 screenshot");
+  expect(locate!.evidence).toContain('resource-id="com.shop:id/checkout"');
+  expect(locate!.evidence).toContain("The stored crop now matches once, at (36, 456) 288x64.");
+  expect(locate!.evidence).toContain("one element with the same resource-id, at (40, 300) 280x56.");
 });
 
 test.each([
