@@ -107,8 +107,9 @@ export async function touchTap(driver: Browser, x: number, y: number): Promise<v
  * The rig's page is HTML, so its page source is the DOM serialised into the XML shape the real
  * driver of the profile's platform serves: UiAutomator2's `<node resource-id text content-desc
  * class bounds="[x1,y1][x2,y2]">` in device pixels on Android, XCUITest's `<XCUIElementType*
- * name label value x y width height>` in points (CSS pixels here) on iOS. An element's `id`
- * plays the resource-id / accessibility id, `aria-label` the content-desc / label.
+ * name label value x y width height>` in points (CSS pixels here) on iOS. An element's `id` or
+ * `data-testid` plays the resource-id / accessibility id (as React Native's testID does on
+ * phones), `aria-label` the content-desc / label.
  */
 export async function domPageSource(driver: Browser, platform: "android" | "ios", scale: number): Promise<string> {
   return driver.execute(
@@ -126,7 +127,7 @@ export async function domPageSource(driver: Browser, platform: "android" | "ios"
         const r = el.getBoundingClientRect();
         const children = Array.from(el.children).map(walk).join("");
         if (r.width <= 0 || r.height <= 0) return children;
-        const id = el.id;
+        const id = el.id || (el.getAttribute("data-testid") ?? "");
         const label = el.getAttribute("aria-label") ?? "";
         const text = ownText(el);
         if (platform === "android") {
