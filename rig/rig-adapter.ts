@@ -90,6 +90,7 @@ export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
           return description;
         },
         screenshot,
+        pageSource: () => domPageSource(driver, profile.platform, scale),
         async tap(point: Point) {
           await touchTap(driver, Math.round(point.x / scale), Math.round(point.y / scale));
         },
@@ -108,4 +109,61 @@ export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
 export async function touchTap(driver: Browser, x: number, y: number): Promise<void> {
   await driver.performActions(tapActions(x, y));
   await driver.releaseActions();
+}
+
+/**
+ * The rig's page is HTML, so its page source is the DOM serialised into the XML shape the real
+ * driver of the profile's platform serves: UiAutomator2's `<node resource-id text content-desc
+ * class bounds="[x1,y1][x2,y2]">` in device pixels on Android, XCUITest's `<XCUIElementType*
+ * name label value x y width height>` in points (CSS pixels here) on iOS. An element's `id` or
+ * `data-testid` plays the resource-id / accessibility id (as React Native's testID does on
+ * phones), `aria-label` the content-desc / label.
+ */
+export async function domPageSource(driver: Browser, platform: "android" | "ios", scale: number): Promise<string> {
+  return driver.execute(
+    (platform: string, scale: number) => {
+      const esc = (v: string) =>
+        v.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+      const ownText = (el: Element) =>
+        Array.from(el.childNodes)
+          .filter((n) => n.nodeType === 3)
+          .map((n) => n.textContent ?? "")
+          .join("")
+          .trim();
+      const isButton = (el: Element) => el.tagName === "BUTTON" || el.getAttribute("role") === "button";
+      const walk = (el: Element): string => {
+        const r = el.getBoundingClientRect();
+        const children = Array.from(el.children).map(walk).join("");
+        if (r.width <= 0 || r.height <= 0) return children;
+        const id = el.id || (el.getAttribute("data-testid") ?? "");
+        const label = el.getAttribute("aria-label") ?? "";
+        const text = ownText(el);
+        if (platform === "android") {
+          const cls = isButton(el) ? "android.widget.Button" : text ? "android.widget.TextView" : "android.view.View";
+          const px = (v: number) => Math.round(v * scale);
+          const bounds = `[${px(r.left)},${px(r.top)}][${px(r.right)},${px(r.bottom)}]`;
+          return (
+            `<node class="${cls}" resource-id="${esc(id)}" text="${esc(text)}" content-desc="${esc(label)}" ` +
+            `bounds="${bounds}">${children}</node>`
+          );
+        }
+        const type = isButton(el)
+          ? "XCUIElementTypeButton"
+          : text
+            ? "XCUIElementTypeStaticText"
+            : "XCUIElementTypeOther";
+        return (
+          `<${type} type="${type}" name="${esc(id)}" label="${esc(label || text)}" ` +
+          `x="${Math.round(r.left)}" y="${Math.round(r.top)}" width="${Math.round(r.width)}" ` +
+          `height="${Math.round(r.height)}">${children}</${type}>`
+        );
+      };
+      const body = walk(document.body);
+      return platform === "android"
+        ? `<?xml version="1.0" encoding="UTF-8"?><hierarchy rotation="0">${body}</hierarchy>`
+        : `<?xml version="1.0" encoding="UTF-8"?><XCUIElementTypeApplication type="XCUIElementTypeApplication">${body}</XCUIElementTypeApplication>`;
+    },
+    platform,
+    scale,
+  );
 }

@@ -17,6 +17,8 @@ export type AppiumSession = Pick<
   /** Session capabilities as the server returned them (vendor-prefixed or not). */
   readonly capabilities: object;
   execute(script: string, ...args: unknown[]): Promise<unknown>;
+  /** `GET /source`: the accessibility tree as XML (every Appium driver serves it). */
+  getPageSource?(): Promise<string>;
   /** Appium's `GET /context` (`NATIVE_APP`, `WEBVIEW_<id>`, `CHROMIUM`); sessions without it are taken as native. */
   getAppiumContext?(): Promise<unknown>;
 };
@@ -436,6 +438,7 @@ export function appiumAdapter(
           return last.device;
         },
         screenshot: () => takePng(driver),
+        ...(typeof driver.getPageSource === "function" ? { pageSource: () => driver.getPageSource!() } : {}),
         async tap(point) {
           if (!last) throw new DeviceError("tap before describe: the engine describes a session before it taps.");
           await assertNativeContext(driver, need);

@@ -14,6 +14,7 @@ import type { Swipe } from "./scroll/geometry.js";
 import { imageSize } from "./images.js";
 import { redact } from "./secrets.js";
 import type { OpenedDevice } from "./opened-device.js";
+import { readPageSource, type PageSourceReading } from "./heal/page-source.js";
 import { deviceSlugs, slugify, type DeviceSlugs } from "./store/keys.js";
 
 export class Call {
@@ -81,6 +82,12 @@ export class Call {
   async swipe(swipe: Swipe): Promise<void> {
     this.deadline.throwIfAborted();
     await this.opened.swipe(swipe);
+  }
+
+  /** The page source's elements, or why there are none (docs/heal.md): never throws. */
+  async pageSource(): Promise<PageSourceReading> {
+    this.deadline.throwIfAborted();
+    return readPageSource(this.opened.pageSource, this.device);
   }
 
   /** Ask the model, counting the call and remembering which model answered. */

@@ -49,6 +49,11 @@ export const LocateRequestSchema = z.object({
   prompt: z.string().min(1),
   /** The stored crop of the element, sent when healing a replay that no longer matches. */
   reference: AiImageSchema.optional(),
+  /**
+   * What the heal ladder's cheap rungs found (docs/heal.md), as plain text sent next to the
+   * screenshot: the stored element's attributes, crop-search and accessibility candidates.
+   */
+  evidence: z.string().min(1).max(4000).optional(),
 });
 export const LocateAnswerSchema = z
   .object({ found: z.boolean(), box: BoxSchema.optional(), ...answerBase })

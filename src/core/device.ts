@@ -104,6 +104,13 @@ export interface DeviceSession {
    * Needed by `tap`'s `scroll` option only.
    */
   swipe?(swipe: Swipe): Promise<void>;
+
+  /**
+   * The accessibility tree as the driver serves it (`driver.getPageSource()`): UiAutomator2 XML
+   * (`bounds="[x1,y1][x2,y2]"` in pixels) on Android, XCUITest XML (`x`/`y`/`width`/`height` in
+   * points) on iOS. Optional: without it the heal ladder skips its accessibility rung (docs/heal.md).
+   */
+  pageSource?(): Promise<string>;
 }
 
 /**

@@ -53,4 +53,10 @@ export class OpenedDevice {
     }
     return this.session.swipe(swipe);
   }
+
+  /** The session's page source reader, when it has one. */
+  get pageSource(): (() => Promise<string>) | undefined {
+    const session = this.session;
+    return session.pageSource ? () => session.pageSource!() : undefined;
+  }
 }

@@ -40,6 +40,8 @@ export interface HealRungs {
   nearby?: boolean;
   /** Search the whole screen for the stored crop before asking the model. Default true. */
   search?: boolean;
+  /** Look for the stored accessibility element in the driver's page source before asking the model. Default true. */
+  accessibility?: boolean;
 }
 
 /** What `tap` did. */
@@ -146,14 +148,15 @@ export function checkCount(value: unknown, what: string, fallback: number): numb
   return value;
 }
 
-const HEAL_RUNGS = ["nearby", "search"] as const;
+const HEAL_RUNGS = ["nearby", "search", "accessibility"] as const;
 
 /** The `heal` option of `tap`: every rung on unless switched off. */
-export function checkHealRungs(value: unknown): { nearby: boolean; search: boolean } {
+export function checkHealRungs(value: unknown): { nearby: boolean; search: boolean; accessibility: boolean } {
   const rungs = checkKnownOptions(value, [...HEAL_RUNGS], "tap's heal");
   return {
     nearby: rungs.nearby === undefined ? true : checkBoolean(rungs.nearby, "heal.nearby"),
     search: rungs.search === undefined ? true : checkBoolean(rungs.search, "heal.search"),
+    accessibility: rungs.accessibility === undefined ? true : checkBoolean(rungs.accessibility, "heal.accessibility"),
   };
 }
 

@@ -15,7 +15,7 @@ import {
   VerifyFailedError,
   clause,
 } from "./errors.js";
-import type { Point } from "./geometry.js";
+import type { Point, Rect } from "./geometry.js";
 import { compare, decode, decodeRegion, cropPng, encodePng, outlineRect, rectFits, toRect } from "./images.js";
 import type { RawImage } from "./images.js";
 import { runStored, type Done, type Mismatch, type NewValue, type StoredKind, type Use } from "./lifecycle.js";
@@ -25,6 +25,7 @@ import { pollForMatch, waitForStable } from "./stable-screen.js";
 import { tapKey } from "./store/keys.js";
 import { nearbyShift, searchMoved, shifted, type SearchFinding, type Shift } from "./heal/moved-crop.js";
 import { tapFingerprint } from "./store/rejections.js";
+import { describeAttributes, elementAt, findElement, type A11yElement, type A11yFinding } from "./heal/page-source.js";
 import { TapRecordSchema, TapValueSchema, type ScrollRecord, type Stored, type TapRecord } from "./store/records.js";
 import { findAlong } from "./scroll/crop-search.js";
 import { axisOf, scrollRegion } from "./scroll/geometry.js";
@@ -55,7 +56,7 @@ export interface TapParams {
   /** Scroll to find the element (docs/api.md "Scrolling to find"); `undefined` for a plain tap. */
   scroll?: ScrollParams | undefined;
   /** Rungs of the heal ladder that may be skipped (docs/heal.md); all on by default. */
-  heal: { nearby: boolean; search: boolean };
+  heal: { nearby: boolean; search: boolean; accessibility: boolean };
 }
 
 /** What a tap returns besides its outcome and model calls. */
@@ -65,6 +66,10 @@ export interface TapDone {
 
 /** Model name of a heal from the whole-screen crop search (docs/heal.md): not a model's judgment. */
 export const CROP_SEARCH_MODEL = "local:crop-search";
+/** Model name of a heal from the stored element found in the page source alone. */
+export const A11Y_MODEL = "local:a11y";
+/** Model name of a heal where crop search and the page source agree. */
+export const AGREED_MODEL = "local:crop-search+a11y";
 
 /** A replay that did not match: the last screenshot and crop compared. */
 interface CropMismatch extends Mismatch {
@@ -180,9 +185,10 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
         return healed;
       }
       const shot = await settledScreenshot(call);
-      const cheap = params.heal.search ? await healFromSearch(call, stored, shot, params) : undefined;
-      if (cheap) return cheap;
-      const located = await locateAndTap(call, shot.png, params, stored.image);
+      const cheap = await healCheaply(call, stored, shot, params);
+      if (cheap.value) return cheap.value;
+      const evidence = evidenceText(call, stored.record, cheap.found);
+      const located = await locateAndTap(call, shot.png, params, stored.image, evidence);
       if (!located.found) {
         await call.report("expected", stored.image, "expected-crop");
         await call.report("screenshot", await outlineRect(mismatch.screenshot, stored.record.crop), "screenshot");
@@ -251,59 +257,186 @@ async function replay(call: Call, record: TapRecord, shift?: Shift): Promise<Don
   return { outcome: "replayed", result: { point }, detail };
 }
 
+/** What the cheap rungs of a heal found: each rung's finding when it ran. */
+interface CheapFindings {
+  search?: SearchFinding;
+  a11y?: A11yFinding;
+}
+
 /**
- * The crop-search rung of a heal: one unambiguous place of the stored crop is tapped only when
- * `verify` can confirm it; otherwise the heal goes on to the model (docs/heal.md).
+ * The cheap rungs of a heal (docs/heal.md): crop search, then the stored element in the page
+ * source. Without `verify` a cheap heal needs both rungs to agree (the crop found inside the
+ * element's bounds); with `verify` one unambiguous rung may tap, and verify must pass. Otherwise
+ * `undefined`: the heal goes on to the model.
  */
-async function healFromSearch(
+async function healCheaply(
   call: Call,
   stored: { record: TapRecord; image: Buffer },
   shot: { png: Buffer; raw: RawImage },
   params: TapParams,
-): Promise<NewValue<TapRecord, TapDone> | undefined> {
-  const started = Date.now();
-  const finding = await searchMoved(shot.raw, await decode(stored.image), stored.record.crop, call.device, VERDICT);
-  const cost = `${Date.now() - started} ms`;
-  if (finding.kind !== "unique") {
-    call.note(`heal ladder: crop search ${describeFinding(finding)} (${cost}); asking the model`);
-    return undefined;
+): Promise<{ value?: NewValue<TapRecord, TapDone>; found: CheapFindings }> {
+  const found: CheapFindings = {};
+  if (params.heal.search) {
+    const started = Date.now();
+    found.search = await searchMoved(shot.raw, await decode(stored.image), stored.record.crop, call.device, VERDICT);
+    call.note(`heal ladder: crop search ${describeFinding(found.search)} (${Date.now() - started} ms)`);
   }
-  const { shift, rect } = finding;
-  if (!params.verify) {
-    call.note(
-      `heal ladder: crop search found the stored crop once, moved by ${shift.dx}, ${shift.dy} px (${cost}), ` +
-        `but without verify a cheap heal needs a second agreeing rung; asking the model`,
-    );
-    return undefined;
+  const element = stored.record.element;
+  if (params.heal.accessibility && element) {
+    const reading = await call.pageSource();
+    if ("skipped" in reading) call.note(`heal ladder: accessibility skipped: ${reading.skipped}`);
+    else {
+      const { width, height } = call.device.screen;
+      found.a11y = findElement(reading.elements, element, call.device.platform, { x: 0, y: 0, width, height });
+      call.note(`heal ladder: accessibility ${describeA11y(found.a11y, element)} (${reading.ms} ms)`);
+    }
   }
-  call.note(`heal ladder: crop search found the stored crop once, moved by ${shift.dx}, ${shift.dy} px (${cost})`);
+  const search = found.search?.kind === "unique" ? found.search : undefined;
+  const a11y = found.a11y?.kind === "unique" ? found.a11y : undefined;
+  let heal: CheapHeal | undefined;
+  if (search && a11y) {
+    const point = shifted(stored.record.point, search.shift);
+    if (inside(a11y.element.bounds, point)) heal = searchHeal(stored.record, search, AGREED_MODEL, a11y);
+    else call.note("heal ladder: crop search and the accessibility element disagree; asking the model");
+  } else if (params.verify && search) heal = searchHeal(stored.record, search, CROP_SEARCH_MODEL);
+  else if (params.verify && a11y) heal = a11yHeal(call, a11y);
+  else if (search || a11y) {
+    call.note("heal ladder: without verify a cheap heal needs a second agreeing rung; asking the model");
+  }
+  if (!heal) return { found };
+  await call.tap(heal.point);
+  if (params.verify) await verifyAfterTap(call, params.verify);
   const { record } = stored;
-  const point = shifted(record.point, shift);
-  await call.tap(point);
-  await verifyAfterTap(call, params.verify);
-  const box = { ...record.box, x: record.box.x + shift.dx, y: record.box.y + shift.dy };
-  const reason =
-    `the stored crop was found once on the screen, moved by ${shift.dx}, ${shift.dy} px ` +
-    `(${(shift.diffRatio * 100).toFixed(2)}% of its pixels differed), and "${params.verify}" held after the tap`;
-  return {
+  const reason = heal.reason + (params.verify ? `, and "${params.verify}" held after the tap` : "");
+  const value: NewValue<TapRecord, TapDone> = {
     fields: {
       kind: record.kind,
       prompt: record.prompt,
       verify: record.verify,
       device: call.device,
-      point,
-      box,
-      crop: rect,
-      model: CROP_SEARCH_MODEL,
+      point: heal.point,
+      box: heal.box,
+      crop: heal.crop,
+      model: heal.model,
       reason,
+      ...(heal.element ? { element: heal.element } : {}),
     },
-    image: await cropPng(shot.png, rect),
+    image: await cropPng(shot.png, heal.crop),
     done: {
       outcome: "healed",
-      result: { point },
-      detail: `point (${record.point.x}, ${record.point.y}) -> (${point.x}, ${point.y}) by crop search`,
+      result: { point: heal.point },
+      detail: `point (${record.point.x}, ${record.point.y}) -> (${heal.point.x}, ${heal.point.y}) by ${heal.model}`,
     },
   };
+  return { value, found };
+}
+
+/**
+ * What the cheap rungs found, as text for the model next to the screenshot (docs/heal.md), so it
+ * can tell candidates apart instead of starting from nothing; `undefined` when there is nothing to say.
+ */
+function evidenceText(call: Call, record: TapRecord, found: CheapFindings): string | undefined {
+  const { width, height } = call.device.screen;
+  const at = (r: Rect) => `(${r.x}, ${r.y}) ${r.width}x${r.height}`;
+  const lines = [`Places are x, y, width x height in pixels of the full ${width}x${height} screenshot.`];
+  lines.push(`The element was stored at ${at(record.box)}.`);
+  if (record.element) lines.push(`Its accessibility element had ${describeAttributes(record.element.attributes)}.`);
+  const { search, a11y } = found;
+  if (search?.kind === "unique") lines.push(`The stored crop now matches once, at ${at(search.rect)}.`);
+  if (search?.kind === "ambiguous") {
+    lines.push(`The stored crop now matches at ${search.rects.length} places: ${search.rects.map(at).join("; ")}.`);
+  }
+  if (search?.kind === "none") lines.push("The stored crop matches nowhere on the screen (restyled or removed).");
+  if (a11y?.kind === "unique") {
+    lines.push(
+      `The accessibility tree has one element with the same ${a11y.matched.join(" + ")}, at ${at(a11y.element.bounds)}.`,
+    );
+  }
+  if (a11y?.kind === "ambiguous") {
+    const places = a11y.elements.map((e) => at(e.bounds)).join("; ");
+    lines.push(
+      `The accessibility tree has ${a11y.elements.length} elements with the same ${a11y.matched.join(" + ")}: ${places}.`,
+    );
+  }
+  if (a11y?.kind === "none") lines.push("The accessibility tree has no element with those attributes now.");
+  if (!search && !a11y && !record.element) return undefined;
+  return lines.join("\n").slice(0, 4000);
+}
+
+/** A cheap rung's heal, before it is tapped. */
+interface CheapHeal {
+  point: Point;
+  box: Box;
+  crop: Rect;
+  model: string;
+  reason: string;
+  element?: A11yElement;
+}
+
+function searchHeal(
+  record: TapRecord,
+  search: Extract<SearchFinding, { kind: "unique" }>,
+  model: string,
+  a11y?: Extract<A11yFinding, { kind: "unique" }>,
+): CheapHeal {
+  const { shift, rect } = search;
+  const moved =
+    `the stored crop was found once on the screen, moved by ${shift.dx}, ${shift.dy} px ` +
+    `(${(shift.diffRatio * 100).toFixed(2)}% of its pixels differed)`;
+  return {
+    point: shifted(record.point, shift),
+    box: { ...record.box, x: record.box.x + shift.dx, y: record.box.y + shift.dy },
+    crop: rect,
+    model,
+    reason: a11y ? `${moved}, inside the accessibility element found by ${a11y.matched.join(" + ")}` : moved,
+    ...(a11y
+      ? { element: a11y.element }
+      : record.element
+        ? { element: { ...record.element, bounds: shiftedRect(record.element.bounds, shift) } }
+        : {}),
+  };
+}
+
+function a11yHeal(call: Call, a11y: Extract<A11yFinding, { kind: "unique" }>): CheapHeal {
+  const { width, height } = call.device.screen;
+  const b = a11y.element.bounds;
+  const x0 = Math.max(0, b.x);
+  const y0 = Math.max(0, b.y);
+  const box = {
+    x: x0,
+    y: y0,
+    width: Math.min(width, b.x + b.width) - x0,
+    height: Math.min(height, b.y + b.height) - y0,
+  };
+  return {
+    point: { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) },
+    box,
+    crop: toRect(box, width, height, CROP_PAD_UNITS * call.device.scale),
+    model: A11Y_MODEL,
+    reason:
+      `the stored accessibility element was found once in the page source by ` +
+      `${describeAttributes(a11y.element.attributes, a11y.matched)}`,
+    element: a11y.element,
+  };
+}
+
+function shiftedRect(r: Rect, shift: Pick<Shift, "dx" | "dy">): Rect {
+  return { ...r, x: r.x + shift.dx, y: r.y + shift.dy };
+}
+
+function inside(r: Rect, p: Point): boolean {
+  return p.x >= r.x && p.y >= r.y && p.x < r.x + r.width && p.y < r.y + r.height;
+}
+
+function describeA11y(finding: A11yFinding, stored: Pick<A11yElement, "attributes">): string {
+  if (finding.kind === "unique") {
+    const b = finding.element.bounds;
+    return `found the stored element once by ${finding.matched.join(" + ")}, at (${b.x}, ${b.y}) ${b.width}x${b.height}`;
+  }
+  if (finding.kind === "ambiguous") {
+    return `found ${finding.elements.length} elements with ${describeAttributes(stored.attributes, finding.matched)}: ambiguous`;
+  }
+  return `did not find the stored element (${describeAttributes(stored.attributes)})`;
 }
 
 function describeFinding(finding: SearchFinding): string {
@@ -341,22 +474,39 @@ function tapValue(
   outcome: "learned" | "healed",
   scroll?: ScrollRecord,
 ): NewValue<TapRecord, TapDone> {
-  const { point, box, crop, model, reason, image } = located;
+  const { point, box, crop, model, reason, image, element } = located;
   return {
-    fields: { ...identity, device: call.device, point, box, crop, model, reason, ...(scroll ? { scroll } : {}) },
+    fields: {
+      ...identity,
+      device: call.device,
+      point,
+      box,
+      crop,
+      model,
+      reason,
+      ...(scroll ? { scroll } : {}),
+      ...(element ? { element } : {}),
+    },
     image,
     done: { outcome, result: { point } },
   };
 }
 
 /** Ask the model for the element, tap its centre, check `verify`; returns what to store. */
-async function locateAndTap(call: Call, screenshot: Buffer, params: Omit<TapParams, "autoHeal">, reference?: Buffer) {
+async function locateAndTap(
+  call: Call,
+  screenshot: Buffer,
+  params: Omit<TapParams, "autoHeal">,
+  reference?: Buffer,
+  evidence?: string,
+) {
   const screen = await toAiImage(screenshot);
   const answer = await call.ask({
     kind: "locate",
     screen,
     prompt: params.prompt,
     ...(reference ? { reference: await toAiImage(reference) } : {}),
+    ...(evidence ? { evidence } : {}),
   });
   if (!answer.found || !answer.box) return { found: false as const, reason: answer.reason };
 
@@ -364,9 +514,29 @@ async function locateAndTap(call: Call, screenshot: Buffer, params: Omit<TapPara
   const point = { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) };
   const crop = toRect(box, call.device.screen.width, call.device.screen.height, CROP_PAD_UNITS * call.device.scale);
   const image = await cropPng(screenshot, crop);
+  const element = await elementUnder(call, point);
   await call.tap(point);
   if (params.verify) await verifyAfterTap(call, params.verify);
-  return { found: true as const, box, point, crop, image, model: answer.model, reason: answer.reason };
+  return { found: true as const, box, point, crop, image, model: answer.model, reason: answer.reason, element };
+}
+
+/**
+ * The accessibility element at a point the model found, read before the tap changes the screen,
+ * so a later heal can find it again (docs/heal.md). `undefined` when the page source is skipped.
+ */
+async function elementUnder(call: Call, point: Point): Promise<A11yElement | undefined> {
+  const reading = await call.pageSource();
+  if ("skipped" in reading) {
+    if (!reading.absent) call.note(`accessibility element not stored: ${reading.skipped}`);
+    return undefined;
+  }
+  const element = elementAt(reading.elements, point, call.device.platform);
+  call.note(
+    element
+      ? `accessibility element stored: ${describeAttributes(element.attributes)} (page source read in ${reading.ms} ms)`
+      : `accessibility element not stored: no element with an id or text contains (${point.x}, ${point.y})`,
+  );
+  return element;
 }
 
 /**

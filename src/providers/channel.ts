@@ -123,7 +123,7 @@ export function modelChannel(backend: ModelBackend): AiChannel {
       "locate",
       {
         system: locateInstruction(boxes, screen, !!reference),
-        parts: userParts.locate(request.prompt, screen, reference),
+        parts: userParts.locate(request.prompt, screen, reference, request.evidence),
       },
       screen,
       signal,

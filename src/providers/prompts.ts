@@ -118,12 +118,21 @@ export function compareInstruction(c: BoxConvention, screen: PreparedImage): str
 
 /** The user message of each kind: labelled images, then the tagged user text. */
 export const userParts = {
-  locate(prompt: string, screen: PreparedImage, reference?: PreparedImage): Part[] {
+  locate(prompt: string, screen: PreparedImage, reference?: PreparedImage, evidence?: string): Part[] {
     return [
       { text: imageLabel("screen", "the current screenshot", screen) },
       { image: screen },
       ...(reference
         ? [{ text: imageLabel("reference", "the element on an earlier run", reference) }, { image: reference }]
+        : []),
+      ...(evidence
+        ? [
+            {
+              text:
+                "For context only, what a local search of this screen found (hints that may be wrong; write your " +
+                `box in image "screen" as the instructions say):\n<evidence>${escapeText(evidence)}</evidence>`,
+            },
+          ]
         : []),
       { text: `Find this element:\n${tagged("locate", prompt)}` },
     ];

@@ -3,11 +3,12 @@
  * iPhone 15, on the demo shop. Screenshots come in device pixels, taps land in CSS pixels,
  * the shop's pages are pixel-stable apart from their varying content.
  */
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Box } from "../../src/core/contract.js";
 import { decode, imageSize } from "../../src/core/images.js";
+import { TapRecordSchema } from "../../src/core/store/records.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { SCRIPTED_MODEL, ScriptedChannel } from "../support/scripted-channel.js";
 import { iphone15, screenshotSize } from "../../rig/profiles.js";
@@ -126,7 +127,19 @@ test("the engine learns a tap through the rig adapter under the target's identit
     const learned = await phone.ai.tap(phone.driver, "the checkout button");
     expect(learned).toMatchObject({ outcome: "learned", aiCalls: 1 });
     await phone.driver.waitUntil(async () => (await phone.currentScreen()) === "checkout", { timeout: 10_000 });
-    expect(await readdir(join(storageDir, "_ai_/taps/ios/iphone-15_17.5"))).toHaveLength(2);
+    const files = await readdir(join(storageDir, "_ai_/taps/ios/iphone-15_17.5"));
+    expect(files).toHaveLength(2);
+    // The page source (the DOM as XCUITest XML) was read before the tap: the record holds the button.
+    const json = files.find((f) => f.endsWith(".json"))!;
+    const record = TapRecordSchema.parse(
+      JSON.parse(await readFile(join(storageDir, "_ai_/taps/ios/iphone-15_17.5", json), "utf8")),
+    );
+    expect(record.element?.attributes).toEqual({
+      name: "checkout-button",
+      label: "Checkout",
+      type: "XCUIElementTypeButton",
+    });
+    expect(Math.abs(record.element!.bounds.y - record.box.y)).toBeLessThanOrEqual(3);
 
     await phone.open("cart");
     const replayed = await phone.ai.tap(phone.driver, "the checkout button");

@@ -68,6 +68,17 @@ describe("openai() over the chat-completions wire", () => {
     expect(answer.usage!.inputTokens).toBeGreaterThan(0);
   });
 
+  test("a heal's evidence from the cheap rungs reaches the wire as escaped text next to the screenshot", async () => {
+    const double = await start();
+    const channel = openai({ apiKey: KEY, baseURL: `${double.baseUrl}/v1`, server: "openai", retry: fastRetry });
+    const evidence = 'The stored crop now matches at 2 places: (36, 300) 288x64; (36, 456) 288x64.\ntext="<Checkout>"';
+    await channel.request({ kind: "locate", screen, prompt: "the checkout button", evidence }, { signal: noAbort() });
+    expect(double.received[0]!.text).toContain(
+      "<evidence>The stored crop now matches at 2 places: (36, 300) 288x64; (36, 456) 288x64.\n" +
+        'text="&lt;Checkout&gt;"</evidence>',
+    );
+  });
+
   test("normalized-1000 coordinates for Qwen-style servers, without refinement", async () => {
     const double = await start({ coordinates: "normalized-1000" });
     const channel = openai({

@@ -18,6 +18,11 @@ export interface FakeElement {
   mark?: string;
   /** What a tap on it does. */
   onTap?: (device: FakeDevice) => void;
+  /**
+   * Its attributes in the page source (`resource-id`, `text`, `content-desc`, `class` on Android;
+   * `name`, `label`, `type` on iOS); elements without are served with their `id` as resource-id / name.
+   */
+  a11y?: Record<string, string>;
 }
 
 export interface FakeScene {
@@ -56,6 +61,13 @@ export class FakeDevice {
   /** Taps received, in screenshot pixels. */
   readonly taps: Point[] = [];
   screenshots = 0;
+  /**
+   * The page source the session serves: `"scene"` serialises the scene (see {@link scenePageSource}),
+   * a function answers instead (one that throws, never answers, or answers too much); none by default.
+   */
+  pageSource: "scene" | (() => Promise<string>) | undefined;
+  /** Page sources served. */
+  pageSources = 0;
   /** Scenes to show for the next screenshots before `scene` (a screen still loading). */
   loading: FakeScene[] = [];
   private cache = new Map<string, Buffer>();
@@ -79,6 +91,12 @@ export class FakeDevice {
     return found;
   }
 
+  async readPageSource(): Promise<string> {
+    this.pageSources++;
+    if (typeof this.pageSource === "function") return this.pageSource();
+    return scenePageSource(this.scene, this.description);
+  }
+
   async screenshot(): Promise<Buffer> {
     this.screenshots++;
     const scene = this.loading.shift() ?? this.scene;
@@ -92,6 +110,39 @@ export class FakeDevice {
       .find((e) => point.x >= e.x && point.x < e.x + e.width && point.y >= e.y && point.y < e.y + e.height);
     hit?.onTap?.(this);
   }
+}
+
+/**
+ * A scene as the real driver's page source: UiAutomator2's `<hierarchy><node ... bounds="[x1,y1][x2,y2]">`
+ * in pixels, or XCUITest's `<XCUIElementType* name label x y width height>` in points (pixels / scale).
+ */
+export function scenePageSource(scene: FakeScene, device: DeviceDescription): string {
+  const esc = (v: string) => v.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/"/g, "&quot;");
+  const attrs = (a: Record<string, string>) =>
+    Object.entries(a)
+      .map(([k, v]) => `${k}="${esc(v)}"`)
+      .join(" ");
+  const { width, height } = device.screen;
+  if (device.platform === "android") {
+    const nodes = scene.elements.map((e) => {
+      const a = e.a11y ?? { "resource-id": e.id, class: "android.view.View" };
+      return `<node ${attrs(a)} bounds="[${e.x},${e.y}][${e.x + e.width},${e.y + e.height}]"/>`;
+    });
+    return (
+      `<?xml version="1.0" encoding="UTF-8"?><hierarchy rotation="0"><node class="android.widget.FrameLayout" ` +
+      `bounds="[0,0][${width},${height}]">${nodes.join("")}</node></hierarchy>`
+    );
+  }
+  const pt = (v: number) => Math.round((v / device.scale) * 100) / 100;
+  const nodes = scene.elements.map((e) => {
+    const a = e.a11y ?? { name: e.id, type: "XCUIElementTypeOther" };
+    const type = a.type ?? "XCUIElementTypeOther";
+    return `<${type} ${attrs(a)} x="${pt(e.x)}" y="${pt(e.y)}" width="${pt(e.width)}" height="${pt(e.height)}"/>`;
+  });
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?><AppiumAUT><XCUIElementTypeApplication type="XCUIElementTypeApplication" ` +
+    `x="0" y="0" width="${pt(width)}" height="${pt(height)}">${nodes.join("")}</XCUIElementTypeApplication></AppiumAUT>`
+  );
 }
 
 export async function render(
@@ -157,6 +208,7 @@ export function fakeAdapter(platform: "android" | "ios" = "android"): DeviceAdap
         async tap(point: Point) {
           device.tap(point);
         },
+        ...(device.pageSource ? { pageSource: () => device.readPageSource() } : {}),
       };
     },
   };

@@ -80,6 +80,22 @@ export const ScrollRecordSchema = z.object({
 /** A scroll tap's swipes, as stored. */
 export type ScrollRecord = z.infer<typeof ScrollRecordSchema>;
 
+/**
+ * What the accessibility tree had at a tap's point when it was learned or healed (docs/heal.md):
+ * the innermost element with an id or a text, its stable attributes as the driver names them
+ * (`resource-id`, `text`, `content-desc`, `class` on Android; `name`, `label`, `value`, `type` on
+ * iOS) and its bounds in screenshot pixels.
+ */
+export const A11yElementSchema = z.object({
+  attributes: z.record(z.string(), z.string()),
+  bounds: z.object({
+    x: z.number().finite(),
+    y: z.number().finite(),
+    width: z.number().finite().positive(),
+    height: z.number().finite().positive(),
+  }),
+});
+
 /** The fields of a tap value (kept as `previous` when it is healed). */
 export const TapValueSchema = z.object({
   /** Where to tap, in screenshot pixels. */
@@ -96,6 +112,8 @@ export const TapValueSchema = z.object({
   review: ReviewSchema.optional(),
   /** Set for a tap with `scroll`: the swipes that brought the element into view. */
   scroll: ScrollRecordSchema.optional(),
+  /** The accessibility element at the point, when the session serves a page source (format 2 readers ignore it). */
+  element: A11yElementSchema.optional(),
 });
 
 export const TapRecordSchema = z
