@@ -116,11 +116,23 @@ describe("the scroll option", () => {
     expect(checkScroll(undefined)).toBeUndefined();
   });
 
+  test("within may be a prompt naming the region, kept as given for the model to locate", () => {
+    expect(checkScroll({ direction: "right", within: "the product list" })).toEqual({
+      direction: "right",
+      maxSwipes: 5,
+      within: "the product list",
+      fromStart: false,
+    });
+  });
+
   test.each([
     [{ direction: "sideways" }, /scroll.direction must be one of down, up, left, right/],
     [{ maxSwipes: 0 }, /scroll.maxSwipes must be a whole number from 1 to 50/],
     [{ maxSwipes: 2.5 }, /scroll.maxSwipes/],
     [{ within: { x: 0, y: 0, width: 0, height: 10 } }, /scroll.within must be a box in screenshot pixels/],
+    [{ within: "" }, /scroll.within must be a box or a prompt naming the scrollable region.*got an empty string/],
+    [{ within: "   " }, /scroll.within must be a box or a prompt/],
+    [{ within: 42 }, /or a prompt naming the region, e.g. "the product list"; got 42/],
     [{ fromStart: "yes" }, /scroll.fromStart must be true or false/],
     [{ maxswipes: 3 }, /unknown option "maxswipes"; known: direction, maxSwipes, within, fromStart/],
     ["down", /scroll must be true or an object/],
