@@ -31,6 +31,7 @@ import { findAlong } from "./scroll/crop-search.js";
 import { axisOf, scrollRegion } from "./scroll/geometry.js";
 import type { ScrollParams } from "./scroll/options.js";
 import {
+  learningSwipe,
   plannedSwipe,
   REPLAY_EXTRA_SWIPES,
   rewind,
@@ -659,7 +660,8 @@ async function learnScrolled(
   healing?: { stored: Stored<TapRecord>; mismatch: CropMismatch },
 ): Promise<NewValue<TapRecord, TapDone>> {
   const subject = `tap "${params.prompt}" on ${call.deviceSlug}`;
-  const swipe = healing?.stored.record.scroll?.swipe ?? plannedSwipe(call, scroll);
+  const planned = await learningSwipe(call, scroll, healing?.stored.record.scroll?.swipe);
+  const swipe = planned.swipe;
   const settle = () => call.deadline.after("settleBeforeModel");
   if (healing || scroll.fromStart) await rewind(call, swipe, scroll.direction, settle);
   const reference = healing?.stored.image;
@@ -682,7 +684,7 @@ async function learnScrolled(
     );
   }
   const identity = { kind: "tap" as const, prompt: params.prompt, verify: params.verify ?? null };
-  const value = tapValue(call, scrolled.value, identity, outcome, scrollRecord(scroll, swipe, scrolled.swipes));
+  const value = tapValue(call, scrolled.value, identity, outcome, scrollRecord(planned.scroll, swipe, scrolled.swipes));
   value.done.detail = `found after ${swipesText(scrolled.swipes, scroll.direction)}`;
   return value;
 }

@@ -154,6 +154,35 @@ test("a horizontal carousel: learned by swiping right within the strip, replayed
   expect(await tappedIds()).toEqual(["offer-5"]);
 }, 240_000);
 
+test("within as a prompt: the strip is located once when learning and its box stored; the replay makes no model call", async () => {
+  configure("auto");
+  await session.open("carousel");
+  const strip = await session.box("offer-strip");
+  const scroll = { direction: "right", within: "the strip of offers", maxSwipes: 8 } as const;
+  const before = double.received.length;
+  const learned = await session.ai.tap(session.driver, "the Gift card offer tile", { scroll, timeout: 120_000 });
+  expect(learned.outcome).toBe("learned");
+  const record = await storedTap("the-gift-card-offer-tile-");
+  expect(record.scroll?.direction).toBe("right");
+  // The strip's DOM box, give or take the pixel the wire's 0-1000 coordinates round away.
+  for (const side of ["x", "y", "width", "height"] as const) {
+    expect(Math.abs(record.scroll!.within![side] - strip[side])).toBeLessThanOrEqual(2);
+  }
+  const locates = double.received.slice(before).filter((r) => r.kind === "locate");
+  expect(locates.filter((r) => r.userText === "the strip of offers")).toHaveLength(1);
+  expect(locates.filter((r) => r.userText === "the Gift card offer tile")).toHaveLength(record.scroll!.swipes + 1);
+  expect(locates).toHaveLength(record.scroll!.swipes + 2);
+  expect(await tappedIds()).toEqual(["offer-5"]);
+
+  configure("replay");
+  await session.open("carousel");
+  const afterLearning = double.received.length;
+  const replayed = await session.ai.tap(session.driver, "the Gift card offer tile", { scroll, timeout: 120_000 });
+  expect(replayed).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+  expect(double.received.length).toBe(afterLearning);
+  expect(await tappedIds()).toEqual(["offer-5"]);
+}, 240_000);
+
 test("fromStart swipes back to the top first, so a list left scrolled still replays", async () => {
   configure("replay");
   await session.open("long-cart");

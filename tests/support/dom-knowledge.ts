@@ -12,6 +12,8 @@ const TARGETS: [RegExp, string][] = [
   [/place order/i, "place-order-button"],
   [/continue shopping/i, "continue-button"],
   [/gift card/i, "offer-5"],
+  // A scroll tap's region (scroll.within as a prompt): located, never tapped.
+  [/strip of offers/i, "offer-strip"],
 ];
 
 /** Statements a verify may make, and the screen that makes each true. */

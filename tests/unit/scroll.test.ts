@@ -1,7 +1,8 @@
 /**
  * Scroll taps below the engine (docs/api.md "Scrolling to find"): the swipe geometry per
  * platform and orientation, the W3C payload the Appium adapters send, the scroll option's
- * checks, the crop search along the scroll axis, and a session that cannot swipe.
+ * checks, the crop search along the scroll axis, a session that cannot swipe, and a `within`
+ * prompt the model does not find or locates too small.
  */
 import { promises as fs } from "node:fs";
 import os from "node:os";
@@ -9,6 +10,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { androidAdapter } from "../../src/android/adapter.js";
 import { iosAdapter } from "../../src/ios/adapter.js";
+import type { AiAnswers } from "../../src/core/contract.js";
 import type { DeviceDescription } from "../../src/core/device.js";
 import { createPlatformApi } from "../../src/core/engine.js";
 import { decode } from "../../src/core/images.js";
@@ -116,11 +118,23 @@ describe("the scroll option", () => {
     expect(checkScroll(undefined)).toBeUndefined();
   });
 
+  test("within may be a prompt naming the region, kept as given for the model to locate", () => {
+    expect(checkScroll({ direction: "right", within: "the product list" })).toEqual({
+      direction: "right",
+      maxSwipes: 5,
+      within: "the product list",
+      fromStart: false,
+    });
+  });
+
   test.each([
     [{ direction: "sideways" }, /scroll.direction must be one of down, up, left, right/],
     [{ maxSwipes: 0 }, /scroll.maxSwipes must be a whole number from 1 to 50/],
     [{ maxSwipes: 2.5 }, /scroll.maxSwipes/],
     [{ within: { x: 0, y: 0, width: 0, height: 10 } }, /scroll.within must be a box in screenshot pixels/],
+    [{ within: "" }, /scroll.within must be a box or a prompt naming the scrollable region.*got an empty string/],
+    [{ within: "   " }, /scroll.within must be a box or a prompt/],
+    [{ within: 42 }, /or a prompt naming the region, e.g. "the product list"; got 42/],
     [{ fromStart: "yes" }, /scroll.fromStart must be true or false/],
     [{ maxswipes: 3 }, /unknown option "maxswipes"; known: direction, maxSwipes, within, fromStart/],
     ["down", /scroll must be true or an object/],
@@ -194,5 +208,66 @@ describe("a session without swipe", () => {
       /scroll option needs a device session that can swipe.*Add swipe\(swipe\) to the adapter's DeviceSession/,
     );
     expect(device.taps).toEqual([]);
+  });
+});
+
+describe("within as a prompt the model cannot use", () => {
+  let storageDir: string;
+  beforeEach(async () => {
+    storageDir = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-scroll-within-"));
+  });
+  afterEach(async () => {
+    resetAi();
+    await fs.rm(storageDir, { recursive: true, force: true });
+  });
+
+  async function tapWithin(region: AiAnswers["locate"]) {
+    const device = new FakeDevice(checkoutScene());
+    const prompts: string[] = [];
+    const channel = new ScriptedChannel({
+      locate: (request) => {
+        prompts.push(request.prompt);
+        return region;
+      },
+    });
+    configureAi({ channel, storageDir, mode: "auto", log: () => {}, resultsDir: false });
+    const base = fakeAdapter();
+    // A session that can swipe; the region fails before any swipe is made.
+    const adapter = { ...base, open: (driver: unknown) => ({ ...base.open(driver), swipe: async () => {} }) };
+    const ai = createPlatformApi(adapter);
+    const error = await ai
+      .tap(fakeDriver(device), "the checkout button", { scroll: { within: "the product list" } })
+      .catch((e: unknown) => e);
+    return { error, prompts, taps: device.taps };
+  }
+
+  test("a region not found is a not-found naming the prompt, and nothing is tapped", async () => {
+    const { error, prompts, taps } = await tapWithin({
+      found: false,
+      reason: "scripted: no list here",
+      model: "test-double:scripted",
+    });
+    expect(error).toMatchObject({ code: "not-found" });
+    expect((error as Error).message).toMatch(
+      /scroll.within "the product list".*did not find the region: scripted: no list/,
+    );
+    expect(prompts).toEqual(["the product list"]);
+    expect(taps).toEqual([]);
+  });
+
+  test("a region too short to swipe in is an input error naming the prompt and the box", async () => {
+    const box = { x: 0, y: 600, width: 400, height: 40 };
+    const { error, prompts, taps } = await tapWithin({
+      found: true,
+      box,
+      reason: "scripted",
+      model: "test-double:scripted",
+    });
+    expect(error).toMatchObject({ code: "input" });
+    expect((error as Error).message).toMatch(
+      /scroll.within "the product list".*located \{"x":0,"y":600,"width":400,"height":40\}, \d+ px tall.*too small to swipe down in/,
+    );
+    expect(prompts).toEqual(["the product list"]);
+    expect(taps).toEqual([]);
   });
 });

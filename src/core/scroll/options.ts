@@ -9,8 +9,12 @@ export interface ScrollOptions {
   direction?: ScrollDirection;
   /** The most swipes while learning, a whole number from 1 to 50. Default 5. */
   maxSwipes?: number;
-  /** The scrollable region to swipe in, in screenshot pixels, when the screen has several. Default: the screen outside its system bars. */
-  within?: Box;
+  /**
+   * The scrollable region to swipe in, when the screen has several: a box in screenshot pixels, or
+   * a prompt the model locates once when learning (and again when healing). Default: the screen
+   * outside its system bars.
+   */
+  within?: Box | string;
   /**
    * Swipe back to the start of the list (until the screen stops changing) before looking: for
    * flows that come back to a list they left scrolled. Without it, the list is taken to be at its start.
@@ -22,7 +26,7 @@ export interface ScrollOptions {
 export interface ScrollParams {
   direction: ScrollDirection;
   maxSwipes: number;
-  within: Box | undefined;
+  within: Box | string | undefined;
   fromStart: boolean;
 }
 
@@ -60,8 +64,14 @@ export function checkScroll(value: unknown): ScrollParams | undefined {
   return { direction: direction as ScrollDirection, maxSwipes, within: checkWithin(within), fromStart };
 }
 
-function checkWithin(value: unknown): Box | undefined {
+function checkWithin(value: unknown): Box | string | undefined {
   if (value === undefined) return undefined;
+  if (typeof value === "string") {
+    if (value.trim()) return value;
+    throw new InputError(
+      `scroll.within must be a box or a prompt naming the scrollable region, e.g. "the product list"; got an empty string.`,
+    );
+  }
   const box = value as Partial<Record<keyof Box, unknown>> | null;
   const whole = (v: unknown, min: number) => typeof v === "number" && Number.isInteger(v) && v >= min;
   if (
@@ -73,7 +83,8 @@ function checkWithin(value: unknown): Box | undefined {
     !whole(box.height, 1)
   ) {
     throw new InputError(
-      `scroll.within must be a box in screenshot pixels with whole numbers, e.g. { x: 0, y: 300, width: 1080, height: 900 }; ` +
+      `scroll.within must be a box in screenshot pixels with whole numbers, e.g. { x: 0, y: 300, width: 1080, height: 900 }, ` +
+        `or a prompt naming the region, e.g. "the product list"; ` +
         `got ${JSON.stringify(value)}.`,
     );
   }

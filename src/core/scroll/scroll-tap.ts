@@ -11,6 +11,7 @@ import type { ScrollRecord } from "../store/records.js";
 import { waitForStable, type Shot } from "../stable-screen.js";
 import { opposite, scrollRegion, swipeFor, type Swipe } from "./geometry.js";
 import type { ScrollParams } from "./options.js";
+import { locateWithin, type BoxedScroll } from "./region.js";
 
 /** Swipes a replay tries beyond the stored count: the list may have grown by a row or two. */
 export const REPLAY_EXTRA_SWIPES = 2;
@@ -25,8 +26,14 @@ export type Scrolled<T> =
   | { found: true; value: T; swipes: number; png: Buffer }
   | { found: false; reason: string; swipes: number; endReached: boolean; png: Buffer };
 
-/** The swipe a scroll tap makes on the call's device; an InputError when `within` leaves no room. */
+/**
+ * The swipe a scroll tap makes on the call's device; an InputError when `within` leaves no room.
+ * A prompt `within` has no box until located ({@link learningSwipe}).
+ */
 export function plannedSwipe(call: Call, scroll: Pick<ScrollParams, "direction" | "within">): Swipe {
+  if (typeof scroll.within === "string") {
+    throw new Error(`tapshot bug: scroll.within "${scroll.within}" was not located before planning its swipe.`);
+  }
   const region = scrollRegion(call.device, scroll.within);
   if (region.width < 4 || region.height < 4) {
     const { width, height } = call.device.screen;
@@ -38,8 +45,24 @@ export function plannedSwipe(call: Call, scroll: Pick<ScrollParams, "direction" 
   return swipeFor(region, scroll.direction);
 }
 
+/**
+ * The swipe to learn (or heal) with, and `scroll` with its region as a box: a prompt `within` is
+ * located on this screen, healing included; otherwise the stored swipe when healing, or the planned one.
+ */
+export async function learningSwipe(
+  call: Call,
+  scroll: ScrollParams,
+  storedSwipe: Swipe | undefined,
+): Promise<{ scroll: BoxedScroll; swipe: Swipe }> {
+  if (typeof scroll.within === "string") {
+    const boxed = await locateWithin(call, scroll);
+    return { scroll: boxed, swipe: plannedSwipe(call, boxed) };
+  }
+  return { scroll: { ...scroll, within: scroll.within }, swipe: storedSwipe ?? plannedSwipe(call, scroll) };
+}
+
 /** What a scroll tap stores: its swipe and how many swipes it took. */
-export function scrollRecord(scroll: ScrollParams, swipe: Swipe, swipes: number): ScrollRecord {
+export function scrollRecord(scroll: BoxedScroll, swipe: Swipe, swipes: number): ScrollRecord {
   return { direction: scroll.direction, ...(scroll.within ? { within: scroll.within } : {}), swipe, swipes };
 }
 
