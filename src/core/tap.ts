@@ -116,7 +116,7 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
         // Bytes first: a screenshot identical to one that matched this crop matches again, undecoded.
         const remembered = passedBefore(call.session, comparison, png);
         if (remembered !== undefined) return { matched: true, value: { diffRatio: remembered } };
-        expected ??= await decodedStored(call.session, stored.image, decode);
+        expected ??= await storedCrop(call, stored);
         const found: CropLook = await cropDiff(call, expected, stored.record, png);
         const matched = found.diffRatio <= CROP_MAX_DIFF_RATIO;
         if (matched) rememberPassed(call.session, comparison, png, found.diffRatio);
@@ -139,7 +139,12 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
     async useNow(stored) {
       // A scroll tap's screen is scrolled by now: a parallel run's value is healed from, not looked for here.
       if (params.scroll) return null;
-      const { diffRatio } = await cropDiff(call, await decode(stored.image), stored.record, await call.screenshot());
+      const { diffRatio } = await cropDiff(
+        call,
+        await storedCrop(call, stored),
+        stored.record,
+        await call.screenshot(),
+      );
       return diffRatio <= CROP_MAX_DIFF_RATIO ? replay(call, stored.record) : null;
     },
 
@@ -214,6 +219,11 @@ interface CropLook {
   shift?: Shift | undefined;
 }
 
+/** The stored crop's pixels, decoded once per session however many rungs and replays look at it. */
+function storedCrop(call: Call, stored: Stored<TapRecord>): Promise<RawImage> {
+  return decodedStored(call.session, stored.image, decode);
+}
+
 /** What a crop's verdict depends on: the record and its image (the crop threshold is fixed). */
 function cropComparison(key: string, record: TapRecord): string {
   return `tap ${key} ${record.imageSha256}`;
@@ -279,7 +289,13 @@ async function healCheaply(
   const found: CheapFindings = {};
   if (params.heal.search) {
     const started = Date.now();
-    found.search = await searchMoved(shot.raw, await decode(stored.image), stored.record.crop, call.device, VERDICT);
+    found.search = await searchMoved(
+      shot.raw,
+      await storedCrop(call, stored),
+      stored.record.crop,
+      call.device,
+      VERDICT,
+    );
     call.note(`heal ladder: crop search ${describeFinding(found.search)} (${Date.now() - started} ms)`);
   }
   const element = stored.record.element;
@@ -462,7 +478,7 @@ async function movedHint(
   if (!params.heal.search || !mismatch.healable) return "";
   const screen = await decode(mismatch.screenshot);
   if (screen.width !== call.device.screen.width || screen.height !== call.device.screen.height) return "";
-  const finding = await searchMoved(screen, await decode(stored.image), stored.record.crop, call.device, VERDICT);
+  const finding = await searchMoved(screen, await storedCrop(call, stored), stored.record.crop, call.device, VERDICT);
   return ` Crop search (nothing tapped): ${describeFinding(finding)}.`;
 }
 
@@ -614,7 +630,7 @@ async function useScrolled(
   const axis = axisOf(direction);
   const region = scrollRegion(call.device, record.scroll?.within);
   if (scroll.fromStart) await rewind(call, swipe, direction, () => until);
-  const expected = await decode(stored.image);
+  const expected = await storedCrop(call, stored);
   const scrolled = await scrollUntil(
     call,
     swipe,
