@@ -17,9 +17,14 @@ import type { OpenedDevice } from "./opened-device.js";
 import { readPageSource, type PageSourceReading } from "./heal/page-source.js";
 import { deviceSlugs, slugify, type DeviceSlugs } from "./store/keys.js";
 
+/** A page source reading; `reused` when it was read before on the same screen. */
+export type CallPageSource = PageSourceReading & { reused?: true };
+
 export class Call {
   private described: DeviceDescription;
   private slugs: DeviceSlugs;
+  /** The page source of the screen now shown, once read; a screenshot, tap or swipe forgets it. */
+  private screenPageSource: Promise<PageSourceReading> | undefined;
 
   constructor(
     readonly log: CallLog,
@@ -66,6 +71,7 @@ export class Call {
   /** A screenshot; the device is described again when its size changed (rotation). */
   async screenshot(): Promise<Buffer> {
     this.deadline.throwIfAborted();
+    this.screenPageSource = undefined;
     const { png, device } = await this.opened.screenshot((m) => this.note(m));
     this.described = applyTarget(device, this.config.target);
     this.slugs = deviceSlugs(device, this.config.target, this.config.osVersionKey);
@@ -75,19 +81,27 @@ export class Call {
   /** Tap at a point in screenshot pixels. */
   async tap(point: Point): Promise<void> {
     this.deadline.throwIfAborted();
+    this.screenPageSource = undefined;
     await this.opened.tap(point);
   }
 
   /** Swipe in screenshot pixels (tap's scroll option). */
   async swipe(swipe: Swipe): Promise<void> {
     this.deadline.throwIfAborted();
+    this.screenPageSource = undefined;
     await this.opened.swipe(swipe);
   }
 
-  /** The page source's elements, or why there are none (docs/heal.md): never throws. */
-  async pageSource(): Promise<PageSourceReading> {
+  /**
+   * The page source's elements, or why there are none (docs/heal.md): never throws. It is read
+   * once per screen: a heal whose ladder read it and whose model then locates on the same
+   * screenshot stores the element from that reading, and a failed read is not retried.
+   */
+  async pageSource(): Promise<CallPageSource> {
     this.deadline.throwIfAborted();
-    return readPageSource(this.opened.pageSource, this.device);
+    if (this.screenPageSource) return { ...(await this.screenPageSource), reused: true };
+    this.screenPageSource = readPageSource(this.opened.pageSource, this.device);
+    return this.screenPageSource;
   }
 
   /** Ask the model, counting the call and remembering which model answered. */

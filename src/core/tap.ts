@@ -3,7 +3,7 @@
  * under it matches the screen; the model locates the element to learn or heal it. When each
  * happens, and how records are written, is the lifecycle's (src/core/lifecycle.ts).
  */
-import { Call, toAiImage } from "./call.js";
+import { Call, toAiImage, type CallPageSource } from "./call.js";
 import type { Box } from "./contract.js";
 import type { DeviceDescription } from "./device.js";
 import {
@@ -305,7 +305,7 @@ async function healCheaply(
     else {
       const { width, height } = call.device.screen;
       found.a11y = findElement(reading.elements, element, call.device.platform, { x: 0, y: 0, width, height });
-      call.note(`heal ladder: accessibility ${describeA11y(found.a11y, element)} (${reading.ms} ms)`);
+      call.note(`heal ladder: accessibility ${describeA11y(found.a11y, element)} (${readCost(reading)})`);
     }
   }
   const search = found.search?.kind === "unique" ? found.search : undefined;
@@ -336,7 +336,7 @@ async function healCheaply(
       crop: heal.crop,
       model: heal.model,
       reason,
-      ...(heal.element ? { element: heal.element } : {}),
+      element: heal.element,
     },
     image: await cropPng(shot.png, heal.crop),
     done: {
@@ -502,7 +502,9 @@ function tapValue(
       model,
       reason,
       ...(scroll ? { scroll } : {}),
-      ...(element ? { element } : {}),
+      // Always set, even when undefined: a heal spreads the fields over the replaced record, whose element
+      // (with its old bounds) must not survive a heal that read none.
+      element,
     },
     image,
     done: { outcome, result: { point } },
@@ -537,6 +539,11 @@ async function locateAndTap(
   return { found: true as const, box, point, crop, image, model: answer.model, reason: answer.reason, element };
 }
 
+/** What a page source reading cost, for the detail line. */
+function readCost(reading: CallPageSource & { ms: number }): string {
+  return reading.reused ? "page source of this screen read before" : `page source read in ${reading.ms} ms`;
+}
+
 /**
  * The accessibility element at a point the model found, read before the tap changes the screen,
  * so a later heal can find it again (docs/heal.md). `undefined` when the page source is skipped.
@@ -550,7 +557,7 @@ async function elementUnder(call: Call, point: Point): Promise<A11yElement | und
   const element = elementAt(reading.elements, point, call.device.platform);
   call.note(
     element
-      ? `accessibility element stored: ${describeAttributes(element.attributes)} (page source read in ${reading.ms} ms)`
+      ? `accessibility element stored: ${describeAttributes(element.attributes)} (${readCost(reading)})`
       : `accessibility element not stored: no element with an id or text contains (${point.x}, ${point.y})`,
   );
   return element;

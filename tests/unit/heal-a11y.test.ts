@@ -219,3 +219,31 @@ test("XCUITest bounds are points, converted with the scale; the innermost elemen
     bounds: { x: 60, y: 1860, width: 1059, height: 156 },
   });
 });
+
+test("a heal reads the page source once per screen: a failed read is not retried, and the old element is not kept", async () => {
+  const device = await learnedThenShow(cart(banner, checkout(460)));
+  device.pageSource = () => Promise.reject(new Error("socket hang up"));
+  device.pageSources = 0;
+  const result = await api.tap(fakeDriver(device), PROMPT, healing());
+  expect(result.outcome).toBe("healed");
+  expect(channel.count("locate")).toBe(1);
+  expect(device.pageSources).toBe(1);
+  // The learned element (bounds at y 400) must not survive a model heal that could read none.
+  expect((await onlyTap()).element).toBeUndefined();
+  expect(logs[0]!.detail).toMatch(/heal ladder: accessibility skipped: reading the page source failed/);
+  expect(logs[0]!.detail).toMatch(/accessibility element not stored: reading the page source failed/);
+});
+
+test("a model heal stores the element from the page source its ladder read on the same screenshot", async () => {
+  // Restyled and moved: crop search finds nothing, the page source alone is not enough without verify.
+  const device = await learnedThenShow(cart(banner, checkout(460, "#ea580c")));
+  device.pageSources = 0;
+  const result = await api.tap(fakeDriver(device), PROMPT, healing());
+  expect(result).toMatchObject({ outcome: "healed", point: { x: 180, y: 488 } });
+  expect(channel.count("locate")).toBe(1);
+  expect(device.pageSources).toBe(1);
+  const record = await onlyTap();
+  expect(record.model).toBe(SCRIPTED_MODEL);
+  expect(record.element).toEqual({ attributes: CHECKOUT_A11Y, bounds: { x: 40, y: 460, width: 280, height: 56 } });
+  expect(logs[0]!.detail).toMatch(/accessibility element stored: .* \(page source of this screen read before\)/);
+});
