@@ -77,6 +77,10 @@ describe("openai() over the chat-completions wire", () => {
       "<evidence>The stored crop now matches at 2 places: (36, 300) 288x64; (36, 456) 288x64.\n" +
         'text="&lt;Checkout&gt;"</evidence>',
     );
+    // The zoomed refinement only sharpens the box the first pass chose; full-screen places would be a second frame there.
+    expect(double.calls("locate")).toBe(2);
+    expect(double.received[1]!.images[0]!.name).toBe("crop");
+    expect(double.received[1]!.text).not.toContain("<evidence>");
   });
 
   test("normalized-1000 coordinates for Qwen-style servers, without refinement", async () => {
