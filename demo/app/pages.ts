@@ -10,9 +10,13 @@ export type Screen = (typeof SCREENS)[number];
 
 /**
  * Variants of the cart screen: `redesign` moves the Checkout button into a bottom bar and
- * restyles it (orange pill); `regression` removes it.
+ * restyles it (orange pill); `regression` removes it. The heal-ladder variants
+ * (tests/e2e/heal-ladder.test.ts) change one thing each: `banner` inserts a promotion banner above
+ * the content (Checkout moves down, unchanged); `grown` lists two more cart rows (Checkout moves
+ * down, unchanged); `restyled` recolours Checkout in its place; `twins` adds a second, identical
+ * Checkout button above the list (two equal buttons, neither at the old place).
  */
-export const VARIANTS = ["default", "redesign", "regression"] as const;
+export const VARIANTS = ["default", "redesign", "regression", "banner", "grown", "restyled", "twins"] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 /** What a page is rendered from. */
@@ -38,10 +42,16 @@ const ITEMS = [
   { id: "item-shoes", name: "Trail running shoes", detail: "Size 42 · Qty 1", price: 89.9, thumb: "shoes" },
   { id: "item-socks", name: "Merino socks, 3 pairs", detail: "Size M · Qty 1", price: 24.5, thumb: "socks" },
 ];
+/** The rows the `grown` variant lists after {@link ITEMS}. */
+const MORE_ITEMS = [
+  { id: "item-laces", name: "Spare laces, 2 pairs", detail: "120 cm · Qty 1", price: 6.5, thumb: "shoes" },
+  { id: "item-liners", name: "Running liners", detail: "Size M · Qty 2", price: 15.8, thumb: "socks" },
+];
 const SHIPPING = 4.9;
 
 const euro = (value: number) => `€${value.toFixed(2)}`;
-const subtotal = ITEMS.reduce((sum, item) => sum + item.price, 0);
+const subtotalOf = (items: readonly { price: number }[]) => items.reduce((sum, item) => sum + item.price, 0);
+const subtotal = subtotalOf(ITEMS);
 const total = subtotal + SHIPPING;
 
 /** The varying values one seed gives. */
@@ -122,41 +132,52 @@ export function appBar(title: string, back?: string): string {
 `;
 }
 
-function itemRows(): string {
-  return ITEMS.map(
-    (item) => `<div class="row" data-testid="${item.id}">
+function itemRows(items: readonly (typeof ITEMS)[number][] = ITEMS): string {
+  return items
+    .map(
+      (item) => `<div class="row" data-testid="${item.id}">
 <span class="thumb ${item.thumb}"></span>
 <span class="name">${item.name}<small>${item.detail}</small></span>
 <span class="price" data-testid="${item.id}-price">${euro(item.price)}</span>
 </div>`,
-  ).join("\n");
+    )
+    .join("\n");
 }
 
-function totals(): string {
-  return `<div class="line"><span>Subtotal</span><span>${euro(subtotal)}</span></div>
+function totals(sum = subtotal): string {
+  return `<div class="line"><span>Subtotal</span><span>${euro(sum)}</span></div>
 <div class="line"><span>Shipping</span><span>${euro(SHIPPING)}</span></div>
-<div class="line total" data-testid="total"><span>Total</span><span>${euro(total)}</span></div>`;
+<div class="line total" data-testid="total"><span>Total</span><span>${euro(sum + SHIPPING)}</span></div>`;
 }
 
 function cart({ variant, seed }: PageOptions, query: string): string {
   const { balance, date, time } = varyingValues(seed);
   const href = `/checkout?${query}`;
+  const button = `<a class="button" href="${href}" data-testid="checkout-button" role="button">Checkout</a>`;
+  const items = variant === "grown" ? [...ITEMS, ...MORE_ITEMS] : ITEMS;
   const checkout =
-    variant === "default"
-      ? `<a class="button" href="${href}" data-testid="checkout-button" role="button">Checkout</a>`
-      : variant === "redesign"
-        ? `<div class="checkout-bar" data-testid="checkout-bar">
+    variant === "default" || variant === "banner" || variant === "grown" || variant === "twins"
+      ? button
+      : variant === "restyled"
+        ? `<a class="button restyled" href="${href}" data-testid="checkout-button" role="button">Checkout</a>`
+        : variant === "redesign"
+          ? `<div class="checkout-bar" data-testid="checkout-bar">
 <span class="sum"><small>Total</small><strong>${euro(total)}</strong></span>
 <a class="button pill" href="${href}" data-testid="checkout-button" role="button">Checkout</a>
 </div>`
-        : "";
+          : "";
+  const banner =
+    variant === "banner"
+      ? `<div class="promo" data-testid="promo-banner">Free shipping on orders over €150 this week</div>\n`
+      : "";
+  const twin = variant === "twins" ? `${button}\n` : "";
   return `${appBar("Your cart")}<main>
-<div class="balance" data-testid="balance"><span>Wallet balance<br>as of ${date}, ${time}</span><strong>${balance}</strong></div>
+${banner}${twin}<div class="balance" data-testid="balance"><span>Wallet balance<br>as of ${date}, ${time}</span><strong>${balance}</strong></div>
 <div class="card" data-testid="cart-items">
-${itemRows()}
+${itemRows(items)}
 </div>
 <div class="card" data-testid="cart-summary">
-${totals()}
+${totals(subtotalOf(items))}
 </div>
 ${checkout}
 </main>
