@@ -117,7 +117,8 @@ export async function touchTap(driver: Browser, x: number, y: number): Promise<v
  * class bounds="[x1,y1][x2,y2]">` in device pixels on Android, XCUITest's `<XCUIElementType*
  * name label value x y width height>` in points (CSS pixels here) on iOS. An element's `id` or
  * `data-testid` plays the resource-id / accessibility id (as React Native's testID does on
- * phones), `aria-label` the content-desc / label.
+ * phones), `aria-label` the content-desc / label, and an element the browser does not render
+ * visibly (`checkVisibility` with `visibility: hidden`) is `displayed="false"` / `visible="false"`.
  */
 export async function domPageSource(driver: Browser, platform: "android" | "ios", scale: number): Promise<string> {
   return driver.execute(
@@ -138,13 +139,14 @@ export async function domPageSource(driver: Browser, platform: "android" | "ios"
         const id = el.id || (el.getAttribute("data-testid") ?? "");
         const label = el.getAttribute("aria-label") ?? "";
         const text = ownText(el);
+        const shown = el.checkVisibility({ visibilityProperty: true });
         if (platform === "android") {
           const cls = isButton(el) ? "android.widget.Button" : text ? "android.widget.TextView" : "android.view.View";
           const px = (v: number) => Math.round(v * scale);
           const bounds = `[${px(r.left)},${px(r.top)}][${px(r.right)},${px(r.bottom)}]`;
           return (
             `<node class="${cls}" resource-id="${esc(id)}" text="${esc(text)}" content-desc="${esc(label)}" ` +
-            `bounds="${bounds}">${children}</node>`
+            `displayed="${shown}" bounds="${bounds}">${children}</node>`
           );
         }
         const type = isButton(el)
@@ -155,7 +157,7 @@ export async function domPageSource(driver: Browser, platform: "android" | "ios"
         return (
           `<${type} type="${type}" name="${esc(id)}" label="${esc(label || text)}" ` +
           `x="${Math.round(r.left)}" y="${Math.round(r.top)}" width="${Math.round(r.width)}" ` +
-          `height="${Math.round(r.height)}">${children}</${type}>`
+          `height="${Math.round(r.height)}" visible="${shown}">${children}</${type}>`
         );
       };
       const body = walk(document.body);

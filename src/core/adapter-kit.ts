@@ -47,19 +47,36 @@ export const NATIVE_CONTEXT = "NATIVE_APP";
  * Appium answers `GET /context` from the driver's own state, so the check costs no device call.
  */
 export async function assertNativeContext(driver: AppiumSession, need: SessionRequirement): Promise<void> {
-  if (typeof driver.getAppiumContext !== "function") return;
-  let context: unknown;
-  try {
-    context = await driver.getAppiumContext();
-  } catch {
-    return; // A driver without contexts is native.
-  }
-  if (typeof context !== "string" || !context || context.toUpperCase() === NATIVE_CONTEXT) return;
+  const context = await webContext(driver);
+  if (!context) return;
   throw new DeviceError(
     `${need.entry} works in the native context; this session is in the "${context}" context, where ` +
       `${need.inWebContext}. Switch before tapshot calls with await driver.switchContext("${NATIVE_CONTEXT}"), ` +
       `and back after with await driver.switchContext("${context}").`,
   );
+}
+
+/** The session's context when it is not the native one (a webview), else `undefined`. */
+async function webContext(driver: AppiumSession): Promise<string | undefined> {
+  if (typeof driver.getAppiumContext !== "function") return undefined;
+  let context: unknown;
+  try {
+    context = await driver.getAppiumContext();
+  } catch {
+    return undefined; // A driver without contexts is native.
+  }
+  return typeof context === "string" && context && context.toUpperCase() !== NATIVE_CONTEXT ? context : undefined;
+}
+
+/**
+ * The session's page source, refused in a web context: there the driver serves the web page's
+ * HTML (chromedriver's or Safari's document), not the accessibility tree the heal ladder reads.
+ */
+async function nativePageSource(driver: AppiumSession): Promise<string> {
+  const context = await webContext(driver);
+  if (context)
+    throw new DeviceError(`the session is in the "${context}" context, whose page source is the web page's HTML`);
+  return driver.getPageSource!();
 }
 
 /**
@@ -438,7 +455,7 @@ export function appiumAdapter(
           return last.device;
         },
         screenshot: () => takePng(driver),
-        ...(typeof driver.getPageSource === "function" ? { pageSource: () => driver.getPageSource!() } : {}),
+        ...(typeof driver.getPageSource === "function" ? { pageSource: () => nativePageSource(driver) } : {}),
         async tap(point) {
           if (!last) throw new DeviceError("tap before describe: the engine describes a session before it taps.");
           await assertNativeContext(driver, need);

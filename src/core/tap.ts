@@ -303,8 +303,7 @@ async function healCheaply(
     const reading = await call.pageSource();
     if ("skipped" in reading) call.note(`heal ladder: accessibility skipped: ${reading.skipped}`);
     else {
-      const { width, height } = call.device.screen;
-      found.a11y = findElement(reading.elements, element, call.device.platform, { x: 0, y: 0, width, height });
+      found.a11y = findElement(reading.elements, element, call.device.platform);
       call.note(`heal ladder: accessibility ${describeA11y(found.a11y, element)} (${readCost(reading)})`);
     }
   }
@@ -416,15 +415,8 @@ function searchHeal(
 
 function a11yHeal(call: Call, a11y: Extract<A11yFinding, { kind: "unique" }>): CheapHeal {
   const { width, height } = call.device.screen;
-  const b = a11y.element.bounds;
-  const x0 = Math.max(0, b.x);
-  const y0 = Math.max(0, b.y);
-  const box = {
-    x: x0,
-    y: y0,
-    width: Math.min(width, b.x + b.width) - x0,
-    height: Math.min(height, b.y + b.height) - y0,
-  };
+  // Parsed bounds are already clipped to the screen (src/core/heal/page-source.ts).
+  const box = a11y.element.bounds;
   return {
     point: { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) },
     box,
@@ -554,7 +546,7 @@ async function elementUnder(call: Call, point: Point): Promise<A11yElement | und
     if (!reading.absent) call.note(`accessibility element not stored: ${reading.skipped}`);
     return undefined;
   }
-  const element = elementAt(reading.elements, point, call.device.platform);
+  const element = elementAt(reading.elements, point, call.device.platform, call.device.screen);
   call.note(
     element
       ? `accessibility element stored: ${describeAttributes(element.attributes)} (${readCost(reading)})`

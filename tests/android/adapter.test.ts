@@ -314,6 +314,20 @@ describe("android web contexts", () => {
     await android.tap(driver, { x: 10, y: 10 }, device);
     expect(driver.count("performActions")).toBe(1);
   });
+
+  test("the page source is read in the native context and refused in a web one, where it would be the page's HTML", async () => {
+    const script = uiautomator2Script();
+    script.pageSource =
+      '<hierarchy rotation="0"><node resource-id="com.shop:id/checkout" bounds="[0,0][10,10]"/></hierarchy>';
+    const driver = new AppiumDriverDouble(script);
+    await android.describe(driver, () => undefined);
+    await expect(android.pageSource(driver)).resolves.toBe(script.pageSource);
+    driver.script.context = "WEBVIEW_com.example.shop";
+    await expect(android.pageSource(driver)).rejects.toThrow(
+      /the session is in the "WEBVIEW_com.example.shop" context, whose page source is the web page's HTML/,
+    );
+    expect(driver.count("getPageSource")).toBe(1);
+  });
 });
 
 describe("espresso bounds", () => {

@@ -38,6 +38,10 @@
  *   `WEBVIEW_com.example.shop` / `CHROMIUM`, answered from the driver's state (appium-uiautomator2-driver
  *   lib/driver.ts CHROME_NO_PROXY keeps /context and /execute native while other routes go to chromedriver;
  *   appium-xcuitest-driver lib/commands/context.ts isWebContext).
+ * - Page source (`GET /source`, WebdriverIO `getPageSource`): the accessibility tree as XML in the native
+ *   context; in a web context UiAutomator2 proxies /source to chromedriver, which answers the document's HTML
+ *   (W3C WebDriver "Get Page Source"), and XCUITest answers the remote debugger's `document.documentElement.outerHTML`
+ *   (appium-xcuitest-driver lib/commands/source.ts getPageSource).
  */
 import sharp from "sharp";
 import type { AppiumSession } from "../../src/core/adapter-kit.js";
@@ -61,6 +65,8 @@ export interface DoubleScript {
   context?: string;
   /** Height in pixels of the status bar drawn in screenshots (a clock in it); none when 0 or unset. */
   drawnStatusBar?: number;
+  /** The native context's page source (XML); a web context answers {@link WEB_PAGE_SOURCE}. */
+  pageSource?: string;
   /** Where pointer moves are accepted (Espresso's displayMetrics); others fail with "move target out of bounds". */
   actionBounds?: Rect;
 }
@@ -97,6 +103,9 @@ function screenPng({ width, height }: Size, statusBar = 0): Promise<string> {
   }
   return png;
 }
+
+/** What a web context serves as its page source: the document's HTML. */
+export const WEB_PAGE_SOURCE = "<html><head><title>Shop</title></head><body><button>Checkout</button></body></html>";
 
 let sessions = 0;
 
@@ -138,6 +147,12 @@ export class AppiumDriverDouble implements AppiumSession {
   async getAppiumContext(): Promise<string> {
     this.calls.push("getAppiumContext");
     return this.script.context ?? "NATIVE_APP";
+  }
+
+  async getPageSource(): Promise<string> {
+    this.calls.push("getPageSource");
+    const context = this.script.context ?? "NATIVE_APP";
+    return context === "NATIVE_APP" ? (this.script.pageSource ?? '<hierarchy rotation="0"/>') : WEB_PAGE_SOURCE;
   }
 
   async getWindowRect(): Promise<Rect> {

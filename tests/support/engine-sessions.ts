@@ -23,6 +23,8 @@ export function engineSessions(adapter: DeviceAdapter) {
     assertDriver: (driver: unknown) => void adapter.open(driver),
     describe: (driver: unknown, note: AdapterNote) => sessionOf(driver).describe(note),
     screenshot: (driver: unknown) => sessionOf(driver).screenshot(),
+    /** The session's page source; fails where the adapter serves none. */
+    pageSource: (driver: unknown) => sessionOf(driver).pageSource!(),
     /** Taps use what the session's last describe read, which is `device` (unused here). */
     tap: (driver: unknown, point: Point, _device?: DeviceDescription) => sessionOf(driver).tap(point),
     /** Swipes, like taps, use what the session's last describe read. */

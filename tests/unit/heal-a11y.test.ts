@@ -8,7 +8,6 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createPlatformApi } from "../../src/core/engine.js";
-import { elementAt, parsePageSource, readPageSource } from "../../src/core/heal/page-source.js";
 import type { LogEntry } from "../../src/core/log.js";
 import { TapRecordSchema } from "../../src/core/store/records.js";
 import { A11Y_MODEL, AGREED_MODEL } from "../../src/core/tap.js";
@@ -193,31 +192,6 @@ test("a page source that fails on learn: the tap is learned without an element, 
   expect(result.outcome).toBe("learned");
   expect((await onlyTap()).element).toBeUndefined();
   expect(logs[0]!.detail).toMatch(/accessibility element not stored: reading the page source failed: socket hang up/);
-});
-
-test("a driver that never answers the page source is given up on after the time cap", async () => {
-  const reading = await readPageSource(
-    () => new Promise<string>(() => undefined),
-    { platform: "android", scale: 1 },
-    {
-      maxChars: 100,
-      timeoutMs: 20,
-    },
-  );
-  expect(reading).toEqual({ skipped: "reading the page source failed: no answer within 20 ms" });
-});
-
-test("XCUITest bounds are points, converted with the scale; the innermost element with a name or label wins", () => {
-  const xml =
-    '<?xml version="1.0" encoding="UTF-8"?><AppiumAUT><XCUIElementTypeApplication type="XCUIElementTypeApplication" ' +
-    'name="Shop" x="0" y="0" width="393" height="852"><XCUIElementTypeOther type="XCUIElementTypeOther" x="0" y="600" ' +
-    'width="393" height="100"><XCUIElementTypeButton type="XCUIElementTypeButton" name="checkout" label="Checkout" ' +
-    'x="20" y="620" width="353" height="52"/></XCUIElementTypeOther></XCUIElementTypeApplication></AppiumAUT>';
-  const elements = parsePageSource(xml, "ios", 3);
-  expect(elementAt(elements, { x: 600, y: 1900 }, "ios")).toEqual({
-    attributes: { name: "checkout", label: "Checkout", type: "XCUIElementTypeButton" },
-    bounds: { x: 60, y: 1860, width: 1059, height: 156 },
-  });
 });
 
 test("a heal reads the page source once per screen: a failed read is not retried, and the old element is not kept", async () => {

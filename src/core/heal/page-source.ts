@@ -1,12 +1,12 @@
 /**
  * The accessibility evidence of the heal ladder (docs/heal.md): the driver's page source read
- * once, capped in size and time, parsed into elements with their stable attributes and bounds
- * in screenshot pixels. A page source that is missing, too big, slow or unparsable is a skip
- * (a note in the call's log), never a failure of the tap.
+ * once, capped in size and time, parsed into the elements a user can see, with their stable
+ * attributes and bounds in screenshot pixels clipped to the screen. A page source that is
+ * missing, too big, slow, unparsable or a web page's HTML is a skip (a note in the call's log),
+ * never a failure of the tap.
  */
-import { XMLParser } from "fast-xml-parser";
 import type { Platform } from "../device.js";
-import type { Point, Rect } from "../geometry.js";
+import type { Point, Rect, Size } from "../geometry.js";
 
 /** A page source longer than this is not parsed: parsing is synchronous, so its size bounds its time. */
 export const PAGE_SOURCE_MAX_CHARS = 2_000_000;
@@ -21,6 +21,19 @@ export const PAGE_SOURCE_TIMEOUT_MS = 5_000;
 const ID_ATTRIBUTES: Record<Platform, string> = { android: "resource-id", ios: "name" };
 const TEXT_ATTRIBUTES: Record<Platform, string[]> = { android: ["text", "content-desc"], ios: ["label", "value"] };
 const CLASS_ATTRIBUTES: Record<Platform, string> = { android: "class", ios: "type" };
+/**
+ * The attribute saying an element is hidden: UiAutomator2 serves `displayed`
+ * (AccessibilityNodeInfo.isVisibleToUser), XCUITest `visible` (read from the accessibility
+ * layer; appium-xcuitest-driver's element-attributes reference). A hidden element is not what
+ * the user tapped, nor a place to tap.
+ */
+const HIDDEN: Record<Platform, string> = { android: "displayed", ios: "visible" };
+/** An element covering this share of the screen or more is a container, never "the element at the point". */
+const CONTAINER_SHARE = 0.5;
+/** An element with an id is preferred over a smaller one without, when at most this many times its area. */
+const ID_PREFERENCE_AREA = 4;
+/** An element less than this share of which lies on the screen is scrolled away, not a place to tap. */
+const MIN_VISIBLE_SHARE = 0.5;
 
 /** One element of the page source: its stable attributes (as the driver names them) and bounds. */
 export interface A11yElement {
@@ -44,10 +57,18 @@ export interface PageSourceLimits {
 
 const LIMITS: PageSourceLimits = { maxChars: PAGE_SOURCE_MAX_CHARS, timeoutMs: PAGE_SOURCE_TIMEOUT_MS };
 
+/** What parsing needs of the device: its platform, the scale of iOS points and the screen to clip to. */
+export interface PageSourceDevice {
+  platform: Platform;
+  scale: number;
+  /** In screenshot pixels. */
+  screen: Size;
+}
+
 /** Read and parse the page source; `skipped` says why there are no elements. */
 export async function readPageSource(
   read: (() => Promise<string>) | undefined,
-  device: { platform: Platform; scale: number },
+  device: PageSourceDevice,
   limits: PageSourceLimits = LIMITS,
 ): Promise<PageSourceReading> {
   if (!read) return { skipped: "this device session has no page source", absent: true };
@@ -68,17 +89,29 @@ export async function readPageSource(
   if (xml.length > limits.maxChars) {
     return { skipped: `the page source has ${xml.length} characters, over the ${limits.maxChars} parsed` };
   }
+  if (/^\s*(<\?xml[^>]*>\s*)?(<!doctype html|<html[\s>])/i.test(xml)) {
+    return { skipped: "the page source is a web page's HTML (a web context), not the accessibility tree" };
+  }
   try {
-    return { elements: parsePageSource(xml, device.platform, device.scale), ms: Date.now() - started };
+    return { elements: await parsePageSource(xml, device), ms: Date.now() - started };
   } catch (error) {
     return { skipped: `the page source is not XML: ${(error as Error).message}` };
   }
 }
 
+// Loaded on the first page source, so a run that never reads one does not pay for the parser.
+let xmlParser: Promise<typeof import("fast-xml-parser")> | undefined;
+
 type Ordered = Record<string, unknown> & { ":@"?: Record<string, string> };
 
-/** Every element of a UiAutomator2 or XCUITest page source with bounds, in document order. */
-export function parsePageSource(xml: string, platform: Platform, scale: number): A11yElement[] {
+/**
+ * Every element of a UiAutomator2 or XCUITest page source that the user can see, in document
+ * order: hidden elements are dropped, bounds are clipped to the screen, and an element mostly
+ * off the screen (scrolled away) is dropped.
+ */
+export async function parsePageSource(xml: string, device: PageSourceDevice): Promise<A11yElement[]> {
+  const { XMLParser } = await (xmlParser ??= import("fast-xml-parser"));
+  const { platform, scale, screen } = device;
   const parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: "",
@@ -93,8 +126,12 @@ export function parsePageSource(xml: string, platform: Platform, scale: number):
       const tag = Object.keys(node).find((k) => k !== ":@");
       if (!tag || tag.startsWith("?") || tag === "#text") continue;
       const attrs = node[":@"] ?? {};
-      const bounds = platform === "android" ? androidBounds(attrs) : iosBounds(attrs, scale);
-      if (bounds) elements.push({ attributes: stableAttributes(attrs, tag, platform), bounds });
+      // Each element's own flag decides: the drivers compute it per element, ancestors included.
+      if (attrs[HIDDEN[platform]] !== "false") {
+        const full = platform === "android" ? androidBounds(attrs) : iosBounds(attrs, scale);
+        const bounds = full && visiblePart(full, screen);
+        if (bounds) elements.push({ attributes: stableAttributes(attrs, tag, platform), bounds });
+      }
       walk(node[tag] as Ordered[]);
     }
   };
@@ -132,21 +169,48 @@ function iosBounds(attrs: Record<string, string>, scale: number): Rect | undefin
   };
 }
 
+/** `r` clipped to the screen, or `undefined` when less than half of it lies there. */
+function visiblePart(r: Rect, screen: Size): Rect | undefined {
+  const x = Math.max(0, r.x);
+  const y = Math.max(0, r.y);
+  const width = Math.min(screen.width, r.x + r.width) - x;
+  const height = Math.min(screen.height, r.y + r.height) - y;
+  if (width <= 0 || height <= 0 || width * height < MIN_VISIBLE_SHARE * r.width * r.height) return undefined;
+  return { x, y, width, height };
+}
+
+const area = (r: Rect) => r.width * r.height;
+
 function contains(r: Rect, p: Point): boolean {
   return p.x >= r.x && p.y >= r.y && p.x < r.x + r.width && p.y < r.y + r.height;
 }
 
-/** The innermost (smallest) element whose bounds contain `point` and that has an attribute worth finding. */
-export function elementAt(elements: A11yElement[], point: Point, platform: Platform): A11yElement | undefined {
+/**
+ * The element the user tapped at `point`: the innermost (smallest) element containing it that
+ * has an id or a text, leaving out containers that cover half the screen or more. An element
+ * with an id wins over a smaller one without (a button's label inside the button), as long as it
+ * is at most `ID_PREFERENCE_AREA` times its area, since an id outlives a redesign's new wording.
+ */
+export function elementAt(
+  elements: A11yElement[],
+  point: Point,
+  platform: Platform,
+  screen: Size,
+): A11yElement | undefined {
+  const id = ID_ATTRIBUTES[platform];
   const findable = (e: A11yElement) =>
-    e.attributes[ID_ATTRIBUTES[platform]] !== undefined ||
-    TEXT_ATTRIBUTES[platform].some((a) => e.attributes[a] !== undefined);
-  let best: A11yElement | undefined;
-  for (const e of elements) {
-    if (!contains(e.bounds, point) || !findable(e)) continue;
-    if (!best || e.bounds.width * e.bounds.height <= best.bounds.width * best.bounds.height) best = e;
-  }
-  return best;
+    e.attributes[id] !== undefined || TEXT_ATTRIBUTES[platform].some((a) => e.attributes[a] !== undefined);
+  const maxArea = CONTAINER_SHARE * screen.width * screen.height;
+  const candidates = elements.filter((e) => contains(e.bounds, point) && findable(e) && area(e.bounds) < maxArea);
+  const smallest = (of: A11yElement[]) =>
+    of.reduce<A11yElement | undefined>(
+      (best, e) => (!best || area(e.bounds) <= area(best.bounds) ? e : best),
+      undefined,
+    );
+  const innermost = smallest(candidates);
+  if (!innermost || innermost.attributes[id] !== undefined) return innermost;
+  const withId = smallest(candidates.filter((e) => e.attributes[id] !== undefined));
+  return withId && area(withId.bounds) <= ID_PREFERENCE_AREA * area(innermost.bounds) ? withId : innermost;
 }
 
 /** What looking for the stored element again found. */
@@ -156,22 +220,14 @@ export type A11yFinding =
   | { kind: "none" };
 
 /**
- * Find `stored` among `elements` on the screen: by its id first, else by its text attributes
- * together with its class. One match whose bounds lie on `screen` is `unique`.
+ * Find `stored` among the visible `elements` (as parsed: on the screen): by its id first, else
+ * by its text attributes together with its class. One match is `unique`.
  */
 export function findElement(
   elements: A11yElement[],
   stored: Pick<A11yElement, "attributes">,
   platform: Platform,
-  screen: Rect,
 ): A11yFinding {
-  const onScreen = elements.filter(
-    (e) =>
-      e.bounds.x >= screen.x &&
-      e.bounds.y >= screen.y &&
-      e.bounds.x + e.bounds.width <= screen.x + screen.width &&
-      e.bounds.y + e.bounds.height <= screen.y + screen.height,
-  );
   const id = ID_ATTRIBUTES[platform];
   const texts = TEXT_ATTRIBUTES[platform].filter((a) => stored.attributes[a] !== undefined);
   const cls = CLASS_ATTRIBUTES[platform];
@@ -182,7 +238,7 @@ export function findElement(
   if (texts.length) tries.push(withClass);
   let ambiguous: A11yFinding | undefined;
   for (const matched of tries) {
-    const hits = onScreen.filter((e) => matched.every((a) => e.attributes[a] === stored.attributes[a]));
+    const hits = elements.filter((e) => matched.every((a) => e.attributes[a] === stored.attributes[a]));
     if (hits.length === 1) return { kind: "unique", element: hits[0]!, matched };
     if (hits.length > 1) ambiguous ??= { kind: "ambiguous", elements: hits, matched };
   }
