@@ -17,6 +17,7 @@
  */
 import type { z } from "zod";
 import type { Call } from "./call.js";
+import { describeZodError } from "./contract.js";
 import { screenOf, sameScreen } from "./device.js";
 import { HEALED_MESSAGE, type Outcome } from "./log.js";
 import { createRecord, FORMAT, PENDING, readRecord, replaceRecord, sha256, type Stored } from "./store/records.js";
@@ -145,18 +146,18 @@ async function learnAndStore<Rec extends StoredRecordBase, R, M extends Mismatch
   // A value learned after the deadline or an abort is not stored (docs/guarantees.md).
   call.deadline.throwIfAborted();
   const now = new Date().toISOString();
-  const record = {
+  const record = complete(kind, {
     format: FORMAT,
     ...value.fields,
     imageSha256: sha256(value.image),
     storedAt: now,
     createdAt: now,
     review: PENDING,
-  };
+  });
   const store = call.config.store;
   if (otherScreen) {
     const previous = kind.valueSchema.parse(otherScreen.record);
-    await replaceRecord(store, key, { ...record, previous }, value.image, otherScreen.image);
+    await replaceRecord(store, key, complete(kind, { ...record, previous }), value.image, otherScreen.image);
     call.note(`replaced the ${screenOf(otherScreen.record.device)} ${kind.noun}, keeping it as previous`);
   } else if (!(await createRecord(store, key, record, value.image))) {
     // Only possible when another run held a lock that went stale: its value stays, this one is not stored.
@@ -210,15 +211,19 @@ async function healAndStore<Rec extends StoredRecordBase, R, M extends Mismatch>
   if (!("fields" in healed)) return healed.done;
   call.deadline.throwIfAborted();
 
-  const record = {
-    ...stored.record,
+  // Built from the heal's fields alone: an optional field of the replaced value (a tap's accessibility
+  // element, say) must not survive a heal that did not set it. Only the record's history carries over.
+  const { createdAt, rejected } = stored.record;
+  const record = complete(kind, {
     format: FORMAT,
     ...healed.fields,
     imageSha256: sha256(healed.image),
     storedAt: new Date().toISOString(),
+    createdAt,
     previous: kind.valueSchema.parse(stored.record),
     review: PENDING,
-  };
+    ...(rejected ? { rejected } : {}),
+  });
   await replaceRecord(call.config.store, key, record, healed.image, stored.image);
   const { done } = healed;
   return { ...done, detail: [`${HEALED_MESSAGE}: ${key}.json`, done.detail].filter(Boolean).join("; ") };
@@ -234,6 +239,16 @@ async function rejectedHeal<Rec extends StoredRecordBase, M extends Mismatch>(
     if ((await kind.healsTo(mismatch, rejection)) === rejection.fingerprint) return rejection;
   }
   return undefined;
+}
+
+/** A record about to be written, checked against its kind's schema first: nothing incomplete is ever stored. */
+function complete<Rec extends StoredRecordBase>(kind: StoredKind<Rec, unknown, Mismatch>, record: object): Rec {
+  const checked = kind.schema.safeParse(record);
+  if (checked.success) return checked.data;
+  throw new Error(
+    `tapshot bug: the ${kind.noun} record it was about to store is incomplete (${describeZodError(checked.error)}); ` +
+      `nothing was written. Please report it with this message.`,
+  );
 }
 
 /** One rule for "another run changed this record": its image or its store time differ. */

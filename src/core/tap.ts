@@ -494,8 +494,6 @@ function tapValue(
       model,
       reason,
       ...(scroll ? { scroll } : {}),
-      // Always set, even when undefined: a heal spreads the fields over the replaced record, whose element
-      // (with its old bounds) must not survive a heal that read none.
       element,
     },
     image,

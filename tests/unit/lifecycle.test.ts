@@ -152,6 +152,39 @@ describe.each(KINDS)("the lifecycle of a $name", (kind) => {
     expect(healed.record.imageSha256).not.toBe(original.record.imageSha256);
   });
 
+  test("a heal is built from its own fields: the record's history carries over, the old value's extras do not", async () => {
+    const first = new FakeDevice(cartScene());
+    setup(first);
+    await kind.run(first);
+    const original = await storedRecord(kind);
+    // What an earlier value may have held beside the fields every heal sets: a reverted heal (history, kept)
+    // and, for a tap, the accessibility element at the old point (part of the old value, dropped).
+    const rejection = {
+      fingerprint: "an image no heal here produces",
+      model: "an earlier model",
+      reason: "the earlier heal",
+      rejectedAt: "2026-11-30T09:00:00.000Z",
+      rejectedBy: "Grace",
+    };
+    const element = {
+      attributes: { "resource-id": "old-checkout" },
+      bounds: { x: 40, y: 520, width: 280, height: 56 },
+    };
+    const file = path.join(storageDir, "_ai_", `${original.key}.json`);
+    const edited = { ...original.record, rejected: [rejection], ...(kind.name === "tap" ? { element } : {}) };
+    await fs.writeFile(file, JSON.stringify(edited, null, 2));
+
+    const moved = new FakeDevice(cartScene(1));
+    channel.script.locate = locateOnDevice(moved);
+    expect(await kind.run(moved, { autoHeal: true })).toBe("healed");
+    const healed = (await storedRecord(kind)).record;
+    expect(healed.createdAt).toBe(original.record.createdAt);
+    expect(healed.storedAt > original.record.storedAt).toBe(true);
+    expect(healed.rejected).toEqual([rejection]);
+    expect("element" in healed).toBe(false);
+    if (kind.name === "tap") expect(healed.previous).toMatchObject({ element });
+  });
+
   test("a heal racing a learn: the second run waits for the learner, then heals from its value", async () => {
     const learner = new FakeDevice(cartScene());
     const healer = new FakeDevice(cartScene(1));

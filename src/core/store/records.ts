@@ -195,6 +195,7 @@ export interface StoredRecordBase {
   device: DeviceDescription;
   imageSha256: string;
   storedAt: string;
+  createdAt: string;
   review?: Review | undefined;
   rejected?: Rejection[] | undefined;
 }
