@@ -222,6 +222,25 @@ test("without autoHeal the mismatch says where crop search sees the element, and
   expect(await onlyTap()).toEqual(before);
 });
 
+test("mode replay with autoHeal and verify: the ladder only reports, nothing is tapped or stored", async () => {
+  const device = new FakeDevice(cartScene(400));
+  setup(device);
+  await learnThenShow(device, 400, cartScene(460, { extra: [banner] }), VERIFY);
+  const before = await onlyTap();
+  setup(device, "replay");
+
+  const error = await api
+    .tap(fakeDriver(device), PROMPT, { verify: VERIFY, autoHeal: true, timeout: 1_000 })
+    .catch((e: unknown) => e);
+  expect(error).toMatchObject({ code: "replay-mismatch" });
+  expect((error as Error).message).toContain(
+    "Crop search (nothing tapped): found the stored crop once, moved by 0, 60 px",
+  );
+  expect(channel.count()).toBe(0);
+  expect(device.taps).toEqual([]);
+  expect(await onlyTap()).toEqual(before);
+});
+
 test("a misspelt heal rung is refused before any work", async () => {
   const device = new FakeDevice(cartScene(400));
   setup(device);
