@@ -148,7 +148,9 @@ interface Stored {
 const resultsFile = new URL("./results.json", import.meta.url);
 const previous = JSON.parse(await readFile(resultsFile, "utf8").catch(() => "{}")) as Stored;
 const measured: Record<string, string> = { ...(previous.merged ?? {}), ...(previous.measured ?? {}) };
-for (const name of Object.keys(results)) measured[name] = machine.date;
+// `machine` below is this run's, so each stamp names the machine its figures came from.
+const stamp = `${machine.date} on ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`;
+for (const name of Object.keys(results)) measured[name] = stamp;
 const report = {
   machine,
   durationS: Math.round((Date.now() - started) / 1000),
@@ -156,7 +158,6 @@ const report = {
   figures: { ...previous.figures, ...results },
   ...(verdicts ? { verdicts } : previous.verdicts ? { verdicts: previous.verdicts } : {}),
   ...(Object.keys(skipped).length ? { skipped } : {}),
-  /** When each benchmark's figures were measured (`machine` is this run's). */
   measured,
 };
 console.log(formatTable(results, skipped));
