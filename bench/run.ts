@@ -4,13 +4,15 @@
  * same run. See BENCHMARKS.md for what each figure means.
  *
  * `npm run bench -- --only replay,compare` runs some (replay, compare, peers, payload, rig,
- * fleet, memory); `--no-rig` skips those that need Appium and Chromium.
+ * fleet, memory, heal, ladder); `--no-rig` skips those that need Appium and Chromium. The figures of
+ * benchmarks not run are kept from the previous results.json; `measured` says when each was last run.
  */
-import { rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { iphone15 } from "../rig/profiles.js";
 import { benchCompare } from "./compare.js";
 import { benchFleet } from "./fleet.js";
 import { benchHeal } from "./heal.js";
+import { benchHealLadder } from "./heal-ladder.js";
 import { machineInfo } from "./machine.js";
 import { benchMemory } from "./memory.js";
 import { benchPayload } from "./payload.js";
@@ -21,9 +23,9 @@ import { benchRigReplay, learnFlow } from "./rig-replay.js";
 import { formatTable, formatVerdicts } from "./table.js";
 import type { Figure } from "./stats.js";
 
-const NAMES = ["replay", "compare", "peers", "payload", "rig", "fleet", "memory", "heal"] as const;
+const NAMES = ["replay", "compare", "peers", "payload", "rig", "fleet", "memory", "heal", "ladder"] as const;
 type Name = (typeof NAMES)[number];
-const RIG: readonly Name[] = ["rig", "fleet", "memory"];
+const RIG: readonly Name[] = ["rig", "fleet", "memory", "ladder"];
 
 /** Sample counts; chosen so the whole run stays near 4 minutes on 2 cores. */
 const RUNS = {
@@ -34,6 +36,7 @@ const RUNS = {
   fleet: { sizes: [1, 2, 4], runs: 2 },
   memory: { runs: 2, steps: 20 },
   heal: { runs: 5, warmup: 1 },
+  ladder: { runs: 3, warmup: 1 },
 };
 
 function selected(): Set<Name> {
@@ -124,6 +127,10 @@ if (RIG.some((n) => chosen.has(n))) {
         const cartUrl = rig.demo.pageUrl("cart", { seed: SEED, bars: { ...iphone15.bars, platform: "ios" } });
         results.memory = await benchMemory(phone, rig.appium.port, cartUrl, learned, boxes, RUNS.memory);
       }
+      if (chosen.has("ladder")) {
+        progress("8b heal ladder on the rig (ladder on against off)");
+        results.ladder = await benchHealLadder(rig, RUNS.ladder);
+      }
     } finally {
       await rig.stop();
       for (const dir of new Set(dirs)) await rm(dir, { recursive: true, force: true });
@@ -131,18 +138,32 @@ if (RIG.some((n) => chosen.has(n))) {
   }
 }
 
+/** The previous results.json, whose figures of benchmarks not run this time are kept. */
+interface Stored {
+  figures?: Partial<Record<Name, Figure[]>>;
+  verdicts?: Verdicts;
+  measured?: Record<string, string>;
+  merged?: Record<string, string>;
+}
+const resultsFile = new URL("./results.json", import.meta.url);
+const previous = JSON.parse(await readFile(resultsFile, "utf8").catch(() => "{}")) as Stored;
+const measured: Record<string, string> = { ...(previous.merged ?? {}), ...(previous.measured ?? {}) };
+// `machine` below is this run's, so each stamp names the machine its figures came from.
+const stamp = `${machine.date} on ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`;
+for (const name of Object.keys(results)) measured[name] = stamp;
 const report = {
   machine,
   durationS: Math.round((Date.now() - started) / 1000),
   runs: RUNS,
-  figures: results,
-  ...(verdicts ? { verdicts } : {}),
+  figures: { ...previous.figures, ...results },
+  ...(verdicts ? { verdicts } : previous.verdicts ? { verdicts: previous.verdicts } : {}),
   ...(Object.keys(skipped).length ? { skipped } : {}),
+  measured,
 };
 console.log(formatTable(results, skipped));
 if (verdicts) console.log(`\n${formatVerdicts(verdicts)}`);
 console.log(
   `\n${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, Node ${machine.node}; ${report.durationS} s`,
 );
-await writeFile(new URL("./results.json", import.meta.url), JSON.stringify(report, null, 2) + "\n");
+await writeFile(resultsFile, JSON.stringify(report, null, 2) + "\n");
 console.log("written bench/results.json");

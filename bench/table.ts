@@ -10,8 +10,9 @@ const TITLES: Record<string, string> = {
   memory: "6 memory",
   peers: "7 peers",
   heal: "8 heal ladder",
+  ladder: "8b heal ladder on the rig",
 };
-const ORDER = ["replay", "rig", "compare", "payload", "fleet", "memory", "peers", "heal"];
+const ORDER = ["replay", "rig", "compare", "payload", "fleet", "memory", "peers", "heal", "ladder"];
 
 const num = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
 
@@ -19,7 +20,13 @@ const num = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1
 function row(f: Figure): string[] {
   const budget = f.budget === undefined ? "" : `<= ${f.budget}x`;
   const verdict = f.withinBudget === undefined ? "" : f.withinBudget ? "ok" : "MISSED";
-  const calls = f.detail?.locateCalls === undefined ? "" : ` (${f.detail.locateCalls} locate calls)`;
+  const d = f.detail;
+  const calls =
+    d?.locateCalls !== undefined
+      ? ` (${d.locateCalls} locate calls)`
+      : d?.rungOn !== undefined
+        ? ` (${d.rungOn}; locate calls ${d.locateCallsOn} / ${d.locateCallsOff}; ${d.wrongTaps} wrong taps)`
+        : "";
   return [
     f.name + calls,
     `${num(f.value)} ${f.unit}`,
