@@ -172,8 +172,10 @@ test("two identical Checkout buttons: nothing cheap is tapped, the model is told
   await phone.open("cart", { variant: "twins", seed: SEED });
   const buttons = (await phone.elements()).filter((e) => e.testid === "checkout-button" && e.visible);
   expect(buttons).toHaveLength(2);
-  const { outcome, locates } = await healOn("twins");
+  const { outcome, locates, taps } = await healOn("twins");
   expect(locates).toHaveLength(1);
+  // One click, the model's, on one of the two buttons: no cheap rung tapped first.
+  expect(taps.map((t) => t.testid)).toEqual(["checkout-button"]);
   const text = locates[0]!.text;
   expect(text).toContain("The stored crop now matches at 2 places");
   const a11y = /The accessibility tree has 2 elements with the same [^:]+: (.+)\./.exec(text);
