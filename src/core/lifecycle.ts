@@ -153,11 +153,11 @@ async function learnAndStore<Rec extends StoredRecordBase, R, M extends Mismatch
     storedAt: now,
     createdAt: now,
     review: PENDING,
+    ...(otherScreen ? { previous: kind.valueSchema.parse(otherScreen.record) } : {}),
   });
   const store = call.config.store;
   if (otherScreen) {
-    const previous = kind.valueSchema.parse(otherScreen.record);
-    await replaceRecord(store, key, complete(kind, { ...record, previous }), value.image, otherScreen.image);
+    await replaceRecord(store, key, record, value.image, otherScreen.image);
     call.note(`replaced the ${screenOf(otherScreen.record.device)} ${kind.noun}, keeping it as previous`);
   } else if (!(await createRecord(store, key, record, value.image))) {
     // Only possible when another run held a lock that went stale: its value stays, this one is not stored.
