@@ -5,7 +5,7 @@
  * then prints its peak RSS as one JSON line. Spawned by memory.ts.
  */
 import { attach, type Browser } from "webdriverio";
-import { peakRssMb } from "./stats.js";
+import { libvipsLoaded, peakRssMb } from "./stats.js";
 
 /** What memory.ts passes as the one argument (JSON). */
 export interface ChildInput {
@@ -87,4 +87,10 @@ for (let i = 0; i < input.count; i++) {
   await step(i);
 }
 await waitForScreen(driver, input.steps[input.count % input.steps.length]!.screen);
-console.log(JSON.stringify({ peakRssMb: peakRssMb(), rssAtEndMb: Math.round(process.memoryUsage().rss / 2 ** 20) }));
+console.log(
+  JSON.stringify({
+    peakRssMb: peakRssMb(),
+    rssAtEndMb: Math.round(process.memoryUsage().rss / 2 ** 20),
+    libvipsLoaded: libvipsLoaded(),
+  }),
+);

@@ -19,7 +19,15 @@ export interface MemoryOptions {
   steps: number;
 }
 
-export function runChild(input: ChildInput): Promise<{ peakRssMb: number; rssAtEndMb: number }> {
+/** What one memory child reports. */
+export interface ChildResult {
+  peakRssMb: number;
+  rssAtEndMb: number;
+  /** Whether sharp's libvips was loaded by the end (a replay-only run should not load it). */
+  libvipsLoaded?: boolean;
+}
+
+export function runChild(input: ChildInput): Promise<ChildResult> {
   return runJsonChild("./memory-child.ts", [JSON.stringify(input)], `memory child (${input.mode})`);
 }
 
@@ -52,9 +60,11 @@ export async function benchMemory(
     count: steps,
   };
   const atEnd: Record<"sdk" | "raw", number[]> = { sdk: [], raw: [] };
+  const libvips: Record<"sdk" | "raw", (boolean | undefined)[]> = { sdk: [], raw: [] };
   const measure = (mode: "sdk" | "raw") => async () => {
     const result = await runChild({ ...base, mode });
     atEnd[mode].push(result.rssAtEndMb);
+    libvips[mode].push(result.libvipsLoaded);
     return result.peakRssMb;
   };
   const samples = await alternate(runs, 0, measure("sdk"), measure("raw"));
@@ -64,6 +74,7 @@ export async function benchMemory(
         seed: SEED,
         peakMb: { sdk: samples.subject, raw: samples.baseline },
         rssAtEndMb: atEnd,
+        libvipsLoaded: libvips,
       },
     }),
   ];

@@ -118,6 +118,15 @@ export function fromMedians(
   };
 }
 
+/** Whether libvips (sharp) is mapped into this process, or `undefined` without /proc (not Linux). */
+export function libvipsLoaded(): boolean | undefined {
+  try {
+    return readFileSync("/proc/self/maps", "utf8").includes("libvips");
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Peak RSS of this process in MB. On Linux getrusage's `maxRSS` survives the exec that started a
  * child, so a child would report its parent's size at fork time when that was larger; VmHWM in

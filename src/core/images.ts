@@ -3,10 +3,10 @@
  * Raw images are RGBA, 4 bytes a pixel.
  */
 import pixelmatch from "pixelmatch";
-import sharp from "sharp";
 import type { Rect, Size } from "./geometry.js";
 import { countDiffPixels, MASK_GREY_BYTE, maskSpans } from "./pixel-diff.js";
 import { decodePngRect } from "./png-rows.js";
+import { loadSharp } from "./sharp.js";
 
 /** Decoded RGBA pixels. */
 export interface RawImage {
@@ -20,16 +20,39 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 /** Width and height of a PNG (or JPEG) without decoding its pixels. */
 export async function imageSize(image: Buffer): Promise<Size> {
   // Every screenshot passes here: read a PNG's IHDR chunk directly rather than starting a sharp pipeline.
-  if (image.length >= 24 && image.subarray(0, 8).equals(PNG_SIGNATURE) && image.toString("latin1", 12, 16) === "IHDR") {
-    return { width: image.readUInt32BE(16), height: image.readUInt32BE(20) };
-  }
+  const size = pngSize(image);
+  if (size) return size;
+  const sharp = await loadSharp();
   const meta = await sharp(image).metadata();
   if (!meta.width || !meta.height) throw new Error("The image has no size: is it a PNG?");
   return { width: meta.width, height: meta.height };
 }
 
-/** Decode to RGBA. */
+/** A PNG's width and height from its IHDR chunk, or `undefined` when `image` is not a PNG. */
+function pngSize(image: Buffer): Size | undefined {
+  if (image.length < 24 || !image.subarray(0, 8).equals(PNG_SIGNATURE) || image.toString("latin1", 12, 16) !== "IHDR") {
+    return undefined;
+  }
+  return { width: image.readUInt32BE(16), height: image.readUInt32BE(20) };
+}
+
+/**
+ * Up to this many pixels the row decoder (src/core/png-rows.ts) decodes a PNG as fast as libvips
+ * (a stored tap's crop, ~1100x220: 1.2 ms either way); on a whole screen libvips is about twice as fast.
+ */
+const ROW_DECODER_MAX_PIXELS = 1 << 18;
+
+/**
+ * Decode to RGBA. A small PNG of the kind devices send (a stored crop) is decoded by the row
+ * decoder, so a replay never loads libvips (src/core/sharp.ts); anything else by libvips.
+ */
 export async function decode(image: Buffer): Promise<RawImage> {
+  const size = pngSize(image);
+  if (size && size.width * size.height <= ROW_DECODER_MAX_PIXELS) {
+    const rows = await decodePngRect(image, { x: 0, y: 0, ...size });
+    if (rows) return { data: rows, ...size };
+  }
+  const sharp = await loadSharp();
   const { data, info } = await sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
 }
@@ -43,6 +66,7 @@ export async function decode(image: Buffer): Promise<RawImage> {
 export async function decodeRegion(image: Buffer, rect: Rect): Promise<RawImage> {
   const rows = await decodePngRect(image, rect);
   if (rows) return { data: rows, width: rect.width, height: rect.height };
+  const sharp = await loadSharp();
   const { data, info } = await sharp(image)
     .extract({ left: rect.x, top: rect.y, width: rect.width, height: rect.height })
     .ensureAlpha()
@@ -52,14 +76,16 @@ export async function decodeRegion(image: Buffer, rect: Rect): Promise<RawImage>
 }
 
 /** Encode RGBA pixels as PNG. */
-export function encodePng(raw: RawImage): Promise<Buffer> {
+export async function encodePng(raw: RawImage): Promise<Buffer> {
+  const sharp = await loadSharp();
   return sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: 4 } })
     .png()
     .toBuffer();
 }
 
 /** Cut a rectangle out of a PNG, as PNG. */
-export function cropPng(image: Buffer, rect: Rect): Promise<Buffer> {
+export async function cropPng(image: Buffer, rect: Rect): Promise<Buffer> {
+  const sharp = await loadSharp();
   return sharp(image).extract({ left: rect.x, top: rect.y, width: rect.width, height: rect.height }).png().toBuffer();
 }
 
@@ -77,6 +103,7 @@ export async function resizeToFit(
   image: Buffer,
   { maxSide, format, quality = 85 }: FitOptions,
 ): Promise<{ data: Buffer; width: number; height: number }> {
+  const sharp = await loadSharp();
   let pipeline = sharp(image).resize({ width: maxSide, height: maxSide, fit: "inside", withoutEnlargement: true });
   pipeline = format === "jpeg" ? pipeline.flatten({ background: "#ffffff" }).jpeg({ quality }) : pipeline.png();
   const { data, info } = await pipeline.toBuffer({ resolveWithObject: true });
@@ -188,6 +215,7 @@ export async function outlineRect(image: Buffer, rect: Rect, color = "#ff0066"):
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
     <rect x="${rect.x}" y="${rect.y}" width="${rect.width}" height="${rect.height}"
       fill="none" stroke="${color}" stroke-width="${stroke}"/></svg>`;
+  const sharp = await loadSharp();
   return sharp(image)
     .composite([{ input: Buffer.from(svg), top: 0, left: 0 }])
     .png()
@@ -206,6 +234,7 @@ export async function sideBySide(images: Buffer[]): Promise<Buffer> {
     left += sizes[i]!.width + gap;
     return layer;
   });
+  const sharp = await loadSharp();
   return sharp({ create: { width, height, channels: 4, background: "#808080" } })
     .composite(layers)
     .png()

@@ -3,8 +3,8 @@
  * remembered with the region of the request's image they show, so that boxes the model
  * gives in the sent image map back exactly to the pixels of the image tapshot sent.
  */
-import sharp from "sharp";
 import type { AiImage, Box } from "../core/contract.js";
+import { loadSharp } from "../core/sharp.js";
 import type { ImageOptions } from "./options.js";
 
 /** The image bytes one request part carries. */
@@ -79,6 +79,7 @@ export async function prepareImage(image: AiImage, plan: ImagePlan, region?: Box
   const unchanged = !region && size.width === image.width && size.height === image.height;
   if (unchanged && image.mimeType === mimeType) return { sent: { ...image }, region: area };
 
+  const sharp = await loadSharp();
   let pipeline = sharp(Buffer.from(image.data, "base64"));
   if (region) pipeline = pipeline.extract({ left: area.x, top: area.y, width: area.width, height: area.height });
   if (size.width !== area.width || size.height !== area.height) {

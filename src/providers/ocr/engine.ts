@@ -10,8 +10,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import sharp from "sharp";
 import type { Box } from "../../core/contract.js";
+import { loadSharp } from "../../core/sharp.js";
 import { AbortedError, ConfigError, ProviderError } from "../../core/errors.js";
 import { WORKER_SOURCE, type WorkerReply, type WorkerRequest } from "./worker-source.js";
 
@@ -111,6 +111,7 @@ class WorkerEngine implements OcrEngine {
   }
 
   async read(image: Buffer, signal?: AbortSignal): Promise<TextLine[]> {
+    const sharp = await loadSharp();
     const { data, info } = await sharp(image)
       .flatten({ background: "#ffffff" })
       .removeAlpha()
