@@ -5,9 +5,12 @@
  * above it (None or Sub; the PNG specification's filters, https://www.w3.org/TR/png-3/#9Filters),
  * and only the columns up to the wanted rectangle's right edge (no filter reads a column to its right).
  *
- * Only what phones and Appium send is read here: 8-bit RGB or RGBA, not interlaced. Anything
- * else (palette, grey, 16-bit, Adam7, a chunk whose CRC is wrong, data zlib rejects) returns
- * `undefined`, and the caller decodes with libvips, which reads every PNG or reports what is wrong with it.
+ * Only what phones and Appium send is read here: 8-bit RGB or RGBA, not interlaced, with no
+ * embedded colour profile. Anything else (palette, grey, 16-bit, Adam7, an iCCP chunk, a chunk
+ * whose CRC is wrong, data zlib rejects) returns `undefined`, and the caller decodes with libvips,
+ * which reads every PNG or reports what is wrong with it. libvips converts pixels under an
+ * embedded profile (a Display P3 screenshot, say) to sRGB: reading them raw here would make the
+ * same screen decode differently in a stored crop and in a screenshot.
  */
 import { crc32, createInflate } from "node:zlib";
 import type { Rect } from "./geometry.js";
@@ -26,7 +29,7 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 /** zlib's output per event: small enough to stop soon after the wanted rows, large enough for few events. */
 const INFLATE_CHUNK = 1 << 18;
 
-/** The layout of an 8-bit RGB(A) non-interlaced PNG whose chunks' CRCs hold, else `undefined`. */
+/** The layout of an 8-bit RGB(A) non-interlaced PNG with no iCCP chunk whose chunks' CRCs hold, else `undefined`. */
 export function pngLayout(png: Buffer): PngLayout | undefined {
   if (png.length < 33 || !png.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
   const idat: Buffer[] = [];
@@ -36,6 +39,7 @@ export function pngLayout(png: Buffer): PngLayout | undefined {
     const end = at + 12 + length;
     if (end > png.length) return undefined;
     const type = png.toString("latin1", at + 4, at + 8);
+    if (type === "iCCP") return undefined;
     if (type === "IHDR" || type === "IDAT") {
       if (crc32(png.subarray(at + 4, at + 8 + length)) !== png.readUInt32BE(at + 8 + length)) return undefined;
       if (type === "IHDR") header = png.subarray(at + 8, at + 8 + length);

@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { PNG } from "pngjs";
-import { decodeRegion } from "../../src/core/images.js";
+import { decode, decodeRegion } from "../../src/core/images.js";
 import { decodePngRect, pngLayout } from "../../src/core/png-rows.js";
 import type { Rect } from "../../src/core/geometry.js";
 
@@ -71,6 +71,8 @@ describe("decodePngRect (8-bit RGB and RGBA, not interlaced)", () => {
       const mine = await decodePngRect(png, rect);
       expect(mine?.equals(await libvips(png, rect))).toBe(true);
     }
+    // decode reads a small PNG like this one with the row decoder, so a replay never loads libvips.
+    expect((await decode(png)).data.equals(await libvips(png, RECTS[0]!))).toBe(true);
   });
 
   it("equals libvips on a real 1179x2556 screenshot; a crop low on it, far below any restart row, goes to libvips", async () => {
@@ -102,6 +104,20 @@ describe("PNGs decodePngRect leaves to libvips, which decodeRegion then uses", (
     expect(image[1] === 0x50 && plainRgb).toBe(false);
     expect(await decodePngRect(image, rect)).toBeUndefined();
     expect((await decodeRegion(image, rect)).data.equals(await libvips(image, rect))).toBe(true);
+  });
+
+  it("a PNG with an embedded colour profile is left to libvips, which converts it to sRGB", async () => {
+    const p3 = await raw(false).withIccProfile("p3").png().toBuffer();
+    expect(p3.indexOf("iCCP", 8, "latin1")).toBeGreaterThan(0);
+    expect(await decodePngRect(p3, rect)).toBeUndefined();
+    const converted = await libvips(p3, rect);
+    expect((await decodeRegion(p3, rect)).data.equals(converted)).toBe(true);
+    // Reading the pixels raw would differ: the profile is not sRGB.
+    const { data } = await decode(p3);
+    const full = { x: 0, y: 0, width: WIDTH, height: HEIGHT };
+    expect(data.equals(await libvips(p3, full))).toBe(true);
+    const unconverted = await sharp(p3, { ignoreIcc: true }).ensureAlpha().raw().toBuffer();
+    expect(unconverted.equals(data)).toBe(false);
   });
 
   it("a chunk whose CRC is wrong is left to libvips", async () => {
