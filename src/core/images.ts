@@ -5,6 +5,7 @@
 import pixelmatch from "pixelmatch";
 import type { Rect, Size } from "./geometry.js";
 import { countDiffPixels, MASK_GREY_BYTE, maskSpans } from "./pixel-diff.js";
+import { comparePngRows } from "./png-compare.js";
 import { decodePngRect } from "./png-rows.js";
 import { loadSharp } from "./sharp.js";
 
@@ -183,10 +184,21 @@ export async function compare(a: RawImage, b: RawImage, options: CompareOptions 
 
 /**
  * Compare two PNGs (or other images sharp reads): identical bytes answer before anything is
- * decoded; otherwise both are decoded and compared as {@link compare} does.
+ * decoded; two 8-bit RGB(A) PNGs are compared row by row as they are inflated, rows whose
+ * filtered bytes are equal skipped undecoded, stopping at the verdict (src/core/png-compare.ts);
+ * other images are decoded and compared as {@link compare} does.
  */
 export async function comparePng(a: Buffer, b: Buffer, options: CompareOptions = {}): Promise<CompareResult> {
-  if (!options.diff && a.equals(b)) return { diffPixels: 0, diffRatio: 0 };
+  if (!options.diff) {
+    if (a.equals(b)) return { diffPixels: 0, diffRatio: 0 };
+    const { threshold = 0.1, masks = [], stopAbove = Infinity } = options;
+    const counted = await comparePngRows(a, b, threshold, masks, stopAbove);
+    if (counted) {
+      const { width, height } = pngSize(a)!;
+      const { diffPixels, complete } = counted;
+      return { diffPixels, diffRatio: diffPixels / (width * height), ...(complete ? {} : { stoppedAbove: stopAbove }) };
+    }
+  }
   const [left, right] = await Promise.all([decode(a), decode(b)]);
   return compare(left, right, options);
 }

@@ -74,56 +74,106 @@ export function countDiffPixels(
   masks: readonly Rect[] = [],
   stopAbove = Infinity,
 ): DiffCount {
-  const { width, height } = a;
-  const total = width * height;
-  if (a.data.length < total * 4 || b.data.length < total * 4) {
-    throw new Error(`Image data is shorter than ${width}x${height} RGBA pixels.`);
-  }
-  const a32 = words(a.data, total);
-  const b32 = words(b.data, total);
-  const spans = maskSpans(masks, width, height);
-  const masked = (x: number, y: number) => inSpans(spans, x, y);
-  // The detector reads up to two rows away: rows farther than that from every mask need no mask checks.
-  const nearMask = new Uint8Array(height);
-  for (const s of spans) nearMask.fill(1, Math.max(0, s.y0 - 2), Math.min(height, s.y1 + 2));
-  const maxDelta = MAX_YIQ_DELTA * threshold * threshold;
-  const aBytes = Buffer.from(a.data.buffer, a.data.byteOffset, total * 4);
-  const bBytes = Buffer.from(b.data.buffer, b.data.byteOffset, total * 4);
+  const counter = new DiffCounter(a, b, threshold, masks);
+  const complete = counter.countRows(0, a.height, stopAbove);
+  return { diffPixels: counter.diffPixels, complete };
+}
 
-  let diff = 0;
-  // Row runs in which the same masks are active: a run under a full-width mask is skipped whole.
-  const edges = [...new Set([0, height, ...spans.flatMap((s) => [s.y0, s.y1])])].sort((p, q) => p - q);
-  for (let e = 0; e + 1 < edges.length; e++) {
-    const runTop = edges[e]!;
-    const runBottom = edges[e + 1]!;
-    const open = unmaskedSegments(
-      spans.filter((s) => s.y0 <= runTop && s.y1 >= runBottom),
-      width,
-    );
-    if (!open.length) continue;
-    for (let top = runTop; top < runBottom; top += BAND_ROWS) {
-      const bottom = Math.min(runBottom, top + BAND_ROWS);
-      const start = top * width * 4;
-      const end = bottom * width * 4;
-      if (aBytes.compare(bBytes, start, end, start, end) === 0) continue;
-      for (let y = top; y < bottom; y++) {
-        const near = nearMask[y] ? masked : undefined;
-        for (const [x0, x1] of open) {
-          for (let x = x0, i = y * width + x0; x < x1; x++, i++) {
-            const pa = a32[i]!;
-            const pb = b32[i]!;
-            if (pa === pb) continue;
-            const delta = colourDelta(pa, pb, i * 4);
-            if (Math.abs(delta) <= maxDelta) continue;
-            if (antialiased(a32, b32, x, y, width, height, near) || antialiased(b32, a32, x, y, width, height, near))
-              continue;
-            if (++diff > stopAbove) return { diffPixels: diff, complete: false };
+/**
+ * Counts differing pixels of two same-sized images row range by row range, so a caller that
+ * fills the images from the top down (src/core/png-compare.ts) can count rows as they arrive.
+ * Counting rows [top, bottom) reads rows top - 2 to bottom + 1 (the anti-aliasing detector's
+ * reach), which must hold their pixels by then; no other row is read. The images may be a band
+ * of taller ones, starting at row `firstRow` of them: pixelmatch's checkerboard under
+ * transparent pixels then stays where it is on the whole image.
+ */
+export class DiffCounter {
+  /** Differing pixels counted so far. */
+  diffPixels = 0;
+  private readonly width: number;
+  private readonly height: number;
+  private readonly a32: Uint32Array;
+  private readonly b32: Uint32Array;
+  private readonly aBytes: Buffer;
+  private readonly bBytes: Buffer;
+  private readonly masked: Masked;
+  /** Rows within the detector's reach of a mask, which need mask checks. */
+  private readonly nearMask: Uint8Array;
+  private readonly maxDelta: number;
+  /** Pixels of the whole image above this band. */
+  private readonly firstPixel: number;
+  /** Row runs in which the same masks are active, with the segments of a row they leave open. */
+  private readonly runs: { top: number; bottom: number; open: [number, number][] }[] = [];
+
+  constructor(a: Pixels, b: Pixels, threshold: number, masks: readonly Rect[] = [], firstRow = 0) {
+    const { width, height } = a;
+    this.firstPixel = firstRow * width;
+    const total = width * height;
+    if (a.data.length < total * 4 || b.data.length < total * 4) {
+      throw new Error(`Image data is shorter than ${width}x${height} RGBA pixels.`);
+    }
+    this.width = width;
+    this.height = height;
+    this.a32 = words(a.data, total);
+    this.b32 = words(b.data, total);
+    this.aBytes = Buffer.from(a.data.buffer, a.data.byteOffset, total * 4);
+    this.bBytes = Buffer.from(b.data.buffer, b.data.byteOffset, total * 4);
+    const spans = maskSpans(masks, width, height);
+    this.masked = (x: number, y: number) => inSpans(spans, x, y);
+    // The detector reads up to two rows away: rows farther than that from every mask need no mask checks.
+    this.nearMask = new Uint8Array(height);
+    for (const s of spans) this.nearMask.fill(1, Math.max(0, s.y0 - 2), Math.min(height, s.y1 + 2));
+    this.maxDelta = MAX_YIQ_DELTA * threshold * threshold;
+    const edges = [...new Set([0, height, ...spans.flatMap((s) => [s.y0, s.y1])])].sort((p, q) => p - q);
+    for (let e = 0; e + 1 < edges.length; e++) {
+      const top = edges[e]!;
+      const bottom = edges[e + 1]!;
+      const open = unmaskedSegments(
+        spans.filter((s) => s.y0 <= top && s.y1 >= bottom),
+        width,
+      );
+      // A run under a full-width mask has nothing to count.
+      if (open.length) this.runs.push({ top, bottom, open });
+    }
+  }
+
+  /**
+   * Count the differing pixels of rows [top, bottom) into {@link diffPixels}; false once the
+   * count exceeds `stopAbove` (counting then stops).
+   */
+  countRows(top: number, bottom: number, stopAbove = Infinity): boolean {
+    const { width, height, a32, b32, aBytes, bBytes, nearMask, masked, maxDelta, firstPixel } = this;
+    for (const run of this.runs) {
+      const from = Math.max(top, run.top);
+      const to = Math.min(bottom, run.bottom);
+      for (let bandTop = from; bandTop < to; bandTop += BAND_ROWS) {
+        const bandBottom = Math.min(to, bandTop + BAND_ROWS);
+        const start = bandTop * width * 4;
+        const end = bandBottom * width * 4;
+        if (aBytes.compare(bBytes, start, end, start, end) === 0) continue;
+        for (let y = bandTop; y < bandBottom; y++) {
+          const near = nearMask[y] ? masked : undefined;
+          for (const [x0, x1] of run.open) {
+            for (let x = x0, i = y * width + x0; x < x1; x++, i++) {
+              const pa = a32[i]!;
+              const pb = b32[i]!;
+              if (pa === pb) continue;
+              const k = (i + firstPixel) * 4;
+              const delta = colourDelta(pa, pb, k);
+              if (Math.abs(delta) <= maxDelta) continue;
+              if (
+                antialiased(a32, b32, x, y, width, height, near, k) ||
+                antialiased(b32, a32, x, y, width, height, near, k)
+              )
+                continue;
+              if (++this.diffPixels > stopAbove) return false;
+            }
           }
         }
       }
     }
+    return true;
   }
-  return { diffPixels: diff, complete: true };
 }
 
 function inSpans(spans: readonly Span[], x: number, y: number): boolean {
@@ -217,7 +267,8 @@ function colourDelta(p: number, q: number, k: number): number {
 /**
  * Whether the pixel at (x1, y1) of `img` looks like anti-aliasing: among its 8 neighbours it has
  * both a darker and a brighter one, at most two equal ones, and the darkest or the brightest
- * neighbour has 3+ equal neighbours of its own in both images.
+ * neighbour has 3+ equal neighbours of its own in both images. `k` is the pixel's byte offset
+ * in the whole image (it picks the checkerboard colour under transparent pixels).
  */
 function antialiased(
   img: Uint32Array,
@@ -227,12 +278,12 @@ function antialiased(
   width: number,
   height: number,
   masked: Masked,
+  k: number,
 ): boolean {
   const x0 = Math.max(x1 - 1, 0);
   const y0 = Math.max(y1 - 1, 0);
   const x2 = Math.min(x1 + 1, width - 1);
   const y2 = Math.min(y1 + 1, height - 1);
-  const k = (y1 * width + x1) * 4;
   const centre = img[y1 * width + x1]!;
   let zeroes = x1 === x0 || x1 === x2 || y1 === y0 || y1 === y2 ? 1 : 0;
   let min = 0;

@@ -16,7 +16,7 @@ import { crc32, createInflate } from "node:zlib";
 import type { Rect } from "./geometry.js";
 
 /** What the IHDR chunk and the IDAT chunks of a PNG hold, for the PNGs this module reads. */
-interface PngLayout {
+export interface PngLayout {
   width: number;
   height: number;
   /** Bytes per pixel: 3 (RGB) or 4 (RGBA). */
@@ -60,6 +60,63 @@ export function pngLayout(png: Buffer): PngLayout | undefined {
 }
 
 /**
+ * The filtered rows of a PNG (each with its filter byte first), in order, as zlib inflates them
+ * on its thread. `update` is called whenever more rows are out and once when inflating ends.
+ */
+export class InflatedRows {
+  /**
+   * The rows out so far. A row inside one of zlib's output chunks is a view of it (zlib does not
+   * reuse a chunk it has handed out, so views stay valid); a row split across two chunks is a copy.
+   */
+  readonly rows: Uint8Array[] = [];
+  /** Set once inflating has ended; `failed` too when zlib rejected the data. */
+  ended = false;
+  failed = false;
+  private readonly inflate;
+
+  constructor(layout: PngLayout, chunkSize: number, update: () => void) {
+    const rowBytes = layout.width * layout.bpp + 1;
+    const carry = new Uint8Array(rowBytes);
+    let carried = 0;
+    this.inflate = createInflate({ chunkSize });
+    this.inflate.on("data", (chunk: Buffer) => {
+      let at = 0;
+      if (carried) {
+        const part = Math.min(rowBytes - carried, chunk.length);
+        carry.set(chunk.subarray(0, part), carried);
+        carried += part;
+        at = part;
+        if (carried < rowBytes) return;
+        carried = 0;
+        this.rows.push(Uint8Array.from(carry));
+      }
+      for (; at + rowBytes <= chunk.length; at += rowBytes) this.rows.push(chunk.subarray(at, at + rowBytes));
+      if (at < chunk.length) {
+        carry.set(chunk.subarray(at));
+        carried = chunk.length - at;
+      }
+      update();
+    });
+    const end = (failed: boolean) => {
+      if (this.ended) return;
+      this.ended = true;
+      this.failed = failed;
+      update();
+    };
+    this.inflate.on("end", () => end(false));
+    this.inflate.on("error", () => end(true));
+    // One write: zlib then inflates in one pass on its thread, and stops when the stream is destroyed.
+    this.inflate.end(layout.idat.length === 1 ? layout.idat[0] : Buffer.concat(layout.idat));
+  }
+
+  /** Stop inflating (the rows out so far stay readable). */
+  stop(): void {
+    this.ended = true;
+    this.inflate.destroy();
+  }
+}
+
+/**
  * Called with each unfiltered row from `firstWanted` down, bytes `[0, n)` valid (the buffer is
  * reused for the row after next: copy what is kept); return false to stop decoding.
  */
@@ -78,82 +135,60 @@ export function streamRows(
   firstWanted: number,
   sink: RowSink,
   maxRowsAbove = Infinity,
+  chunkSize = INFLATE_CHUNK,
 ): Promise<boolean> {
-  const { width, height, bpp, idat } = layout;
-  const rowBytes = width * bpp + 1;
-  const rows = new RowUnfilter(n, bpp);
-  // Rows above the wanted ones, filtered, since the last row that does not read the row above.
-  let pending: Uint8Array[] = [];
-  const carry = new Uint8Array(rowBytes);
-  let carried = 0;
+  const unfilter = new RowUnfilter(n, layout.bpp);
+  // The latest row above the wanted ones that does not read the row above (row 0 reads zeros).
+  let restart = 0;
   let y = 0;
   return new Promise((resolve) => {
     let settled = false;
-    const inflate = createInflate({ chunkSize: INFLATE_CHUNK });
     const settle = (ok: boolean) => {
       if (settled) return;
       settled = true;
-      inflate.destroy();
+      source.stop();
       resolve(ok);
     };
-    /** One filtered row (its filter byte first); false once decoding should stop. */
-    const take = (line: Uint8Array): boolean => {
-      const filter = line[0]!;
-      if (filter > 4) return (settle(false), false);
-      if (y < firstWanted) {
-        // zlib does not reuse an output buffer it has handed out, so a row inside one can be kept; a carried row is copied.
-        const kept = line === carry ? Uint8Array.from(carry) : line;
-        if (readsRowAbove(filter)) pending.push(kept);
-        else pending = [kept];
-        y++;
-        return true;
+    const source = new InflatedRows(layout, chunkSize, () => {
+      const { rows } = source;
+      for (; y < rows.length && !settled; y++) {
+        const line = rows[y]!;
+        const filter = line[0]!;
+        if (filter > 4) return settle(false);
+        if (y < firstWanted) {
+          if (!readsRowAbove(filter)) restart = y;
+          continue;
+        }
+        if (y === firstWanted) {
+          if (y - restart > maxRowsAbove) return settle(false);
+          for (let r = restart; r < y; r++) unfilter.next(rows[r]!);
+        }
+        if (!sink(y, unfilter.next(line)) || y + 1 === layout.height) return settle(true);
       }
-      if (y === firstWanted) {
-        if (pending.length > maxRowsAbove) return (settle(false), false);
-        for (const above of pending) rows.next(above);
-        pending = [];
-      }
-      const more = sink(y, rows.next(line)) && ++y < height;
-      if (!more) settle(y <= height);
-      return more;
-    };
-    inflate.on("data", (chunk: Buffer) => {
-      let at = 0;
-      if (carried) {
-        const part = Math.min(rowBytes - carried, chunk.length);
-        carry.set(chunk.subarray(0, part), carried);
-        carried += part;
-        at = part;
-        if (carried < rowBytes) return;
-        carried = 0;
-        if (!take(carry)) return;
-      }
-      for (; at + rowBytes <= chunk.length; at += rowBytes) if (!take(chunk.subarray(at, at + rowBytes))) return;
-      if (at < chunk.length) {
-        carry.set(chunk.subarray(at));
-        carried = chunk.length - at;
-      }
+      if (source.ended) settle(false);
     });
-    inflate.on("end", () => settle(false));
-    inflate.on("error", () => settle(false));
-    // One write: zlib then inflates in one pass on its thread, and stops when the stream is destroyed.
-    inflate.end(idat.length === 1 ? idat[0] : Buffer.concat(idat));
   });
 }
 
 /** Reverses the filters of consecutive rows, bytes `[0, n)`, keeping the previous row. */
-class RowUnfilter {
+export class RowUnfilter {
   private previous: Uint8Array;
   private current: Uint8Array;
 
   constructor(
     private readonly n: number,
-    private readonly bpp: number,
+    /** Bytes per pixel. */
+    readonly bpp: number,
   ) {
     // Whole words, so Up adds four bytes at a time; the row above the first is zeros, as the specification says.
     const bytes = Math.ceil(n / 4) * 4;
     this.previous = new Uint8Array(bytes);
     this.current = new Uint8Array(bytes);
+  }
+
+  /** Go on from the row `other` unfiltered last, as if this had unfiltered the same rows (same `n`). */
+  continueFrom(other: RowUnfilter): void {
+    this.current.set(other.current);
   }
 
   /** The unfiltered bytes of `line` (filter byte first), valid until the row after next. */
@@ -200,7 +235,7 @@ function addBytewise(target: Uint8Array, source: Uint8Array): void {
 }
 
 /** Whether `filter` reads the row above (Up, Average, Paeth). */
-function readsRowAbove(filter: number): boolean {
+export function readsRowAbove(filter: number): boolean {
   return filter >= 2;
 }
 

@@ -4,80 +4,10 @@
  * shifted by a pixel and by half a pixel, across band edges, with transparent pixels and with
  * masks of every shape. An early stop gives the same verdict as the full count.
  */
-import pixelmatch from "pixelmatch";
-import sharp from "sharp";
-import { countDiffPixels } from "../../src/core/pixel-diff.js";
+import { countDiffPixels, DiffCounter } from "../../src/core/pixel-diff.js";
 import { compare, type RawImage } from "../../src/core/images.js";
 import type { Rect } from "../../src/core/geometry.js";
-
-const W = 97;
-const H = 83;
-
-/** Anti-aliased shapes and text rendered by libvips, shifted by (dx, dy); `alpha` < 1 makes them translucent. */
-async function scene(dx: number, dy: number, extra = "", alpha = 1): Promise<RawImage> {
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">
-    <rect width="${W}" height="${H}" fill="#f4f6fb"/>
-    <g transform="translate(${dx} ${dy})" opacity="${alpha}">
-      <circle cx="30" cy="16" r="11.3" fill="#1d4ed8"/>
-      <rect x="5.5" y="29.5" width="60" height="3.4" fill="#111827"/>
-      <text x="8" y="58" font-family="sans-serif" font-size="15" fill="#374151">Pay 12:41</text>
-      <line x1="0" y1="70" x2="${W}" y2="78" stroke="#dc2626" stroke-width="1.3"/>
-      ${extra}
-    </g></svg>`;
-  const { data, info } = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { data, width: info.width, height: info.height };
-}
-
-/** A copy with the masks painted flat grey, as `compare` painted them before (0x80 in every channel). */
-function paintedCopy(raw: RawImage, masks: Rect[]): Buffer {
-  const out = Buffer.from(raw.data);
-  for (const m of masks) {
-    const x0 = Math.max(0, Math.floor(m.x));
-    const y0 = Math.max(0, Math.floor(m.y));
-    const x1 = Math.min(raw.width, Math.ceil(m.x + m.width));
-    const y1 = Math.min(raw.height, Math.ceil(m.y + m.height));
-    for (let y = y0; y < y1 && x0 < x1; y++) out.fill(0x80, (y * raw.width + x0) * 4, (y * raw.width + x1) * 4);
-  }
-  return out;
-}
-
-function reference(a: RawImage, b: RawImage, threshold: number, masks: Rect[]): number {
-  return pixelmatch(paintedCopy(a, masks), paintedCopy(b, masks), undefined, a.width, a.height, { threshold });
-}
-
-const MASKS: Record<string, Rect[]> = {
-  none: [],
-  "full-width bars": [
-    { x: 0, y: 0, width: W, height: 9 },
-    { x: 0, y: H - 7, width: W, height: 7 },
-  ],
-  "full-width, fractional and reaching outside": [{ x: -3, y: 13.4, width: W + 9, height: 5.2 }],
-  "partial, mid-screen": [{ x: 20, y: 10, width: 22, height: 14 }],
-  "partial at every edge": [
-    { x: 0, y: 20, width: 6, height: 30 },
-    { x: W - 5, y: 0, width: 5, height: H },
-    { x: 30, y: H - 3, width: 40, height: 10 },
-    { x: -4, y: -4, width: 12, height: 10 },
-  ],
-  overlapping: [
-    { x: 10, y: 10, width: 30, height: 30 },
-    { x: 25, y: 25, width: 30, height: 30 },
-    { x: 0, y: 28, width: W, height: 4 },
-  ],
-  "through the text's edges": [{ x: 7.5, y: 44.5, width: 40.2, height: 6.1 }],
-  "outside the image": [{ x: W + 2, y: 0, width: 10, height: 10 }],
-};
-
-const PAIRS: Record<string, () => Promise<[RawImage, RawImage]>> = {
-  "1-px shift": async () => [await scene(0, 0), await scene(1, 0)],
-  "1-px vertical shift": async () => [await scene(0, 0), await scene(0, 1)],
-  "half-pixel shift (anti-aliasing)": async () => [await scene(0, 0), await scene(0.5, 0.5)],
-  "clock changed": async () => [
-    await scene(0, 0),
-    await scene(0, 0, `<rect x="60" y="46" width="14" height="14" fill="#f4f6fb"/>`),
-  ],
-  "translucent shapes, shifted": async () => [await scene(0, 0, "", 0.6), await scene(0.5, 0, "", 0.6)],
-};
+import { H, MASKS, PAIRS, reference, scene, W } from "../support/pixel-scenes.js";
 
 describe("countDiffPixels equals pixelmatch on painted copies", () => {
   for (const [pairName, makePair] of Object.entries(PAIRS)) {
@@ -129,6 +59,34 @@ describe("bands", () => {
       b.data[i + 1] = 255 - b.data[i + 1]!;
       expect(countDiffPixels(a, b, 0.1).diffPixels).toBe(reference(a, b, 0.1, []));
     }
+  });
+});
+
+describe("a band of a taller image", () => {
+  test("counts its rows as the whole image does: the checkerboard under transparent pixels stays put", () => {
+    const [width, height] = [61, 40];
+    // Opaque grey against the same grey made fully transparent at every third pixel: each such pixel's
+    // distance depends on the checkerboard colour at its place in the whole image.
+    const a = Buffer.alloc(width * height * 4, 128);
+    for (let i = 3; i < a.length; i += 4) a[i] = 255;
+    const b = Buffer.from(a);
+    for (let y = 0; y < height; y++) for (let x = y % 3; x < width; x += 3) b[(y * width + x) * 4 + 3] = 0;
+    let moved = 0;
+    for (let first = 3; first < 20; first++) {
+      const whole = new DiffCounter({ data: a, width, height }, { data: b, width, height }, 0.3);
+      whole.countRows(first + 2, height);
+      const rows = { width, height: height - first };
+      const band = (firstRow?: number) => {
+        const [ba, bb] = [a, b].map((img) => img.subarray(first * width * 4));
+        const counter = new DiffCounter({ data: ba!, ...rows }, { data: bb!, ...rows }, 0.3, [], firstRow);
+        counter.countRows(2, height - first);
+        return counter.diffPixels;
+      };
+      expect(band(first)).toBe(whole.diffPixels);
+      if (band() !== whole.diffPixels) moved++;
+    }
+    // Counting the band as an image of its own would move the checkerboard and change the count.
+    expect(moved).toBeGreaterThan(5);
   });
 });
 
