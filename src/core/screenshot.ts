@@ -14,6 +14,7 @@ import { describeContentShift, estimateContentShift } from "./heal/content-shift
 import { runStored, type Done, type Mismatch, type StoredKind } from "./lifecycle.js";
 import { clipToScreen, isUniformOutside, systemBarMasks, unionArea } from "./masks.js";
 import { passedBefore, rememberPassed } from "./passed-screens.js";
+import { comparePngRows } from "./png-compare.js";
 import { pollForMatch, waitForStable, type Shot } from "./stable-screen.js";
 import { allowedDiffPixels, describeAllowance, type ScreenshotParams } from "./screenshot-input.js";
 import { baselineFolder, baselineKey } from "./store/keys.js";
@@ -96,25 +97,29 @@ function baselineKind(
         // Bytes first: the baseline's own bytes, or a screenshot identical to one that passed, match undecoded.
         const remembered = png.equals(stored.image) ? 0 : passedBefore(call.session, comparison, png);
         if (remembered !== undefined) return { matched: true, value: { result: { diffPixels: remembered } } };
-        baseline ??= baselineOf(stored, await decode(stored.image), params);
-        const shot = { png, raw: await decode(png) };
-        const result = await comparePixels(baseline, shot, { withDiffImage: false, stopAbove: allowed });
+        let shot: Shot | undefined;
+        let result = await countFromPngs(stored, png, params, allowed);
+        if (!result) {
+          baseline ??= baselineOf(stored, await decode(stored.image), params);
+          shot = { png, raw: await decode(png) };
+          result = await comparePixels(baseline, shot, { withDiffImage: false, stopAbove: allowed });
+        }
         const matched = result.diffPixels <= allowed;
         if (matched) rememberPassed(call.session, comparison, png, result.diffPixels);
         return { matched, value: { shot, result } };
       });
       if (polled.matched) return { done: matched(polled.value.result.diffPixels, allowed) };
-      // A failed look only counted until the verdict was known: the failure reports the full count and diff.
-      const shot = polled.value.shot!;
+      // A failed look only counted until the verdict was known: the failure decodes both, counts in full and draws the diff.
+      baseline ??= baselineOf(stored, await decode(stored.image), params);
+      const shot = polled.value.shot ?? { png: polled.png, raw: await decode(polled.png) };
       let result = polled.value.result;
-      if (!result.otherSize) result = await comparePixels(baseline!, shot, { withDiffImage: true });
-      const text =
-        describeMismatch(result, baseline!.raw, allowed, params) + shiftClause(call, baseline!.raw, shot.raw);
+      if (!result.otherSize) result = await comparePixels(baseline, shot, { withDiffImage: true });
+      const text = describeMismatch(result, baseline.raw, allowed, params) + shiftClause(call, baseline.raw, shot.raw);
       return {
         mismatch: {
           text,
           healable: !result.otherSize,
-          baseline: baseline!,
+          baseline,
           shot,
           diffPixels: result.diffPixels,
           diffPng: result.diffPng,
@@ -127,14 +132,18 @@ function baselineKind(
     },
 
     async useNow(stored) {
-      const baseline = baselineOf(stored, await decode(stored.image), params);
       const png = await call.screenshot();
-      const allowed = allowedDiffPixels(baseline.raw.width * baseline.raw.height, params);
-      const result = await comparePixels(
-        baseline,
-        { png, raw: await decode(png) },
-        { withDiffImage: false, stopAbove: allowed },
-      );
+      const { width, height } = stored.record.device.screen;
+      const allowed = allowedDiffPixels(width * height, params);
+      let result = await countFromPngs(stored, png, params, allowed);
+      if (!result) {
+        const baseline = baselineOf(stored, await decode(stored.image), params);
+        result = await comparePixels(
+          baseline,
+          { png, raw: await decode(png) },
+          { withDiffImage: false, stopAbove: allowed },
+        );
+      }
       return result.diffPixels <= allowed ? matched(result.diffPixels, allowed) : null;
     },
 
@@ -354,13 +363,28 @@ interface Baseline {
 }
 
 function baselineOf(stored: StoredBaseline, raw: RawImage, params: ScreenshotParams): Baseline {
+  return { png: stored.image, raw, masks: baselineMasks(stored, params), threshold: params.threshold };
+}
+
+/** What a comparison with a baseline ignores: the system bars, the stored varying boxes and the call's masks. */
+function baselineMasks(stored: StoredBaseline, params: ScreenshotParams): Rect[] {
   const { device, varying } = stored.record;
-  return {
-    png: stored.image,
-    raw,
-    masks: [...systemBarMasks(device), ...varying, ...params.mask],
-    threshold: params.threshold,
-  };
+  return [...systemBarMasks(device), ...varying, ...params.mask];
+}
+
+/**
+ * The verdict on `png` counted from the two PNGs row by row, undecoded where their rows are equal
+ * (src/core/png-compare.ts), or `undefined` when they cannot be compared that way (another
+ * kind of PNG, another size): the caller then decodes both.
+ */
+async function countFromPngs(
+  stored: StoredBaseline,
+  png: Buffer,
+  params: ScreenshotParams,
+  allowed: number,
+): Promise<Comparison | undefined> {
+  const counted = await comparePngRows(stored.image, png, params.threshold, baselineMasks(stored, params), allowed);
+  return counted && { diffPixels: counted.diffPixels };
 }
 
 /** What a comparison computes: a diff image (and so the full count), or a verdict that may stop counting early. */

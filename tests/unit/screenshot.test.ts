@@ -508,6 +508,28 @@ describe("baseline stored", () => {
     expect(await failure(run(tint, { maxDiffPixels: 0, threshold: 0 }))).toBeInstanceOf(ScreenshotMismatchError);
   });
 
+  test("a screenshot in another encoding gets the verdict and count of the device's own encoding", async () => {
+    setup();
+    await storeFirst();
+    const scene = cartScene();
+    scene.elements.push({ id: "dot", x: 200, y: 300, width: 12, height: 12, fill: "#000000" });
+    /** The device's screenshots re-encoded: compared row by row (same colour type) or decoded by libvips (RGB). */
+    class ReencodingDevice extends FakeDevice {
+      constructor(private readonly reencode: (png: Buffer) => Promise<Buffer>) {
+        super(scene);
+      }
+      override async screenshot(): Promise<Buffer> {
+        return this.reencode(await super.screenshot());
+      }
+    }
+    const run = async (device: FakeDevice) =>
+      (await api.expect(fakeDriver(device)).toMatchScreenshot("cart-page", "the cart", { timeout: 500 })).diffPixels;
+    const own = await run(new FakeDevice(scene));
+    expect(own).toBeGreaterThan(60);
+    expect(await run(new ReencodingDevice((png) => sharp(png).png({ adaptiveFiltering: true }).toBuffer()))).toBe(own);
+    expect(await run(new ReencodingDevice((png) => sharp(png).removeAlpha().png().toBuffer()))).toBe(own);
+  });
+
   test("a mask option ignores its region", async () => {
     setup();
     await storeFirst();
