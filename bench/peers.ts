@@ -7,11 +7,10 @@
  * engine of Appium's images plugin), where decoding a low crop's rows costs least, and each
  * tool's peak RSS over 50 comparisons in a fresh process (peer-memory-child.ts).
  */
-import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import pixelmatch from "pixelmatch";
 import sharp from "sharp";
 import { compare, decode, decodeRegion, type RawImage } from "tapshot/images";
@@ -55,17 +54,23 @@ function shiftedRows(raw: RawImage, shift: number): Buffer {
   return out;
 }
 
-async function makePairs(dir: string): Promise<{ base: Pair; pairs: Record<PairName, Pair> }> {
+/**
+ * The base screen and its edited copies, all encoded alike (RGBA, libpng's adaptive filtering), as
+ * one device encodes every screenshot it sends; "same pixels re-encoded" is the one PNG of another
+ * encoding (no filtering, zlib level 9).
+ */
+async function makePairs(dir: string): Promise<{ base: Pair; pairs: Record<PairName, Pair>; fixture: Buffer }> {
   const cart = await loadScreen("cart");
   const raw = await rgba(cart.png);
   const { width, height } = raw;
   const encode = (data: Buffer) =>
     sharp(data, { raw: { width, height, channels: 4 } })
-      .png()
+      .png({ adaptiveFiltering: true })
       .toBuffer();
+  const basePng = await encode(raw.data);
   const edited: Record<PairName, () => Promise<Buffer>> = {
-    "identical bytes": async () => Buffer.from(cart.png),
-    "same pixels re-encoded": () => sharp(cart.png).png({ compressionLevel: 9, adaptiveFiltering: true }).toBuffer(),
+    "identical bytes": async () => Buffer.from(basePng),
+    "same pixels re-encoded": () => sharp(basePng).png({ compressionLevel: 9, adaptiveFiltering: false }).toBuffer(),
     "near-identical": () => encode(invertRect(raw, { x: 900, y: 400, width: 20, height: 20 })),
     "very different": () => encode(invertRect(raw, { x: 0, y: height >> 1, width, height: height >> 1 })),
     "clock changed in the status bar": () => encode(invertRect(raw, { x: 120, y: 50, width: 110, height: 40 })),
@@ -73,7 +78,7 @@ async function makePairs(dir: string): Promise<{ base: Pair; pairs: Record<PairN
     "half-pixel anti-aliasing shift": () => encode(shiftedRows(raw, 0.5)),
   };
   const baseFile = join(dir, "base.png");
-  await copyFile(fileURLToPath(new URL("./fixtures/iphone15-cart.png", import.meta.url)), baseFile);
+  await writeFile(baseFile, basePng);
   const pairs = {} as Record<PairName, Pair>;
   for (const [name, make] of Object.entries(edited) as [PairName, () => Promise<Buffer>][]) {
     const png = await make();
@@ -81,8 +86,8 @@ async function makePairs(dir: string): Promise<{ base: Pair; pairs: Record<PairN
     await writeFile(file, png);
     pairs[name] = { png, raw: await rgba(png), file };
   }
-  if (pairs["same pixels re-encoded"].png.equals(cart.png)) throw new Error("re-encoding gave the same bytes");
-  return { base: { png: cart.png, raw, file: baseFile }, pairs };
+  if (pairs["same pixels re-encoded"].png.equals(basePng)) throw new Error("re-encoding gave the same bytes");
+  return { base: { png: basePng, raw, file: baseFile }, pairs, fixture: cart.png };
 }
 
 type Source = "files" | "bytes" | "decoded";
@@ -117,7 +122,7 @@ export async function benchPeers({
   const dir = await mkdtemp(join(tmpdir(), "tapshot-bench-peers-"));
   const peers: Tool[] = [];
   try {
-    const { base, pairs } = await makePairs(dir);
+    const { base, pairs, fixture } = await makePairs(dir);
     for (const name of Object.keys(PEERS) as PeerName[]) peers.push(await PEERS[name]());
     const figures: Figure[] = [];
 
@@ -151,7 +156,7 @@ export async function benchPeers({
         }
       }
     }
-    figures.push(...(await cropReplay(base.png, runs, warmup)));
+    figures.push(...(await cropReplay(fixture, runs, warmup)));
     figures.push(...(await memory(dir, base.file, pairs["near-identical"].file, memoryRuns)));
     return { figures, verdicts };
   } finally {

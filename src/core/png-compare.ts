@@ -9,9 +9,9 @@
  * unfiltered, from the nearest row above that does not read the row above it (as
  * src/core/png-rows.ts does for a crop), and compared, with the two rows above and below each
  * differing row that the anti-aliasing detector reads. Rows another encoder filtered otherwise
- * are unfiltered in both and compared, still stopping at the verdict. An RGB PNG against an RGBA
- * one is left to libvips, which decodes the two in parallel on its threads: no row of theirs
- * can be skipped.
+ * are unfiltered in both and compared, still stopping at the verdict. PNGs of two encoders (an
+ * RGB PNG against an RGBA one, or many equal rows filtered otherwise) are left to libvips, which
+ * decodes the two in parallel on its threads faster than rows are unfiltered here.
  */
 import type { Rect } from "./geometry.js";
 import { DiffCounter, type DiffCount } from "./pixel-diff.js";
@@ -19,6 +19,11 @@ import { InflatedRows, pngLayout, readsRowAbove, rgbToRgba, RowUnfilter, type Pn
 
 /** zlib's output per event: the verdict on a very different pair comes a few chunks in. */
 const CHUNK = 1 << 18;
+/**
+ * Equal rows filtered otherwise that mark two encoders, once they are also half the rows seen.
+ * One encoder filters an equal row otherwise only beside a difference (its choice reads the row above).
+ */
+const MAX_OTHER_FILTERS = 64;
 /** How far the anti-aliasing detector reads above and below a pixel, in rows. */
 const REACH = 2;
 
@@ -61,6 +66,8 @@ class RowPair {
   private unfilteredTo = 0;
   /** Rows still to unfilter in both images after a differing row, for the detector's reach below it. */
   private forceBoth = 0;
+  /** Equal rows that were filtered otherwise in the two PNGs. */
+  private otherFilters = 0;
   /** Differing rows whose count waits for the rows below them. */
   private readonly waiting: number[] = [];
   private window?: PixelWindow;
@@ -87,11 +94,14 @@ class RowPair {
       const fa = sa.rows[this.y]!;
       const fb = sb.rows[this.y]!;
       if (fa[0]! > 4 || fb[0]! > 4) return this.end(undefined);
-      if (this.forceBoth === 0 && Buffer.compare(fa, fb) === 0) {
+      const sameFiltered = Buffer.compare(fa, fb) === 0;
+      if (this.forceBoth === 0 && sameFiltered) {
         this.skip(sa.rows);
         continue;
       }
-      if (!this.unfilterBoth(sa.rows, fa, fb)) return this.end(this.result(false));
+      if (!this.unfilterBoth(sa.rows, fa, fb, sameFiltered)) return this.end(this.result(false));
+      // Another encoder: libvips decodes both on its threads faster than rows are unfiltered here.
+      if (this.otherFilters > MAX_OTHER_FILTERS && this.otherFilters * 2 > this.y) return this.end(undefined);
     }
     if (this.y === this.height) return this.end(this.result(this.countWaiting(this.height)));
     // A PNG whose data ended early or that zlib rejected: libvips says what is wrong with it.
@@ -107,7 +117,7 @@ class RowPair {
   }
 
   /** Unfilter row `y` in both images, write and compare it; false once more than `stopAbove` differ. */
-  private unfilterBoth(rowsA: Uint8Array[], fa: Uint8Array, fb: Uint8Array): boolean {
+  private unfilterBoth(rowsA: Uint8Array[], fa: Uint8Array, fb: Uint8Array, sameFiltered: boolean): boolean {
     const { y } = this;
     const window = (this.window ??= new PixelWindow(this.la, this.threshold, this.masks));
     if (this.unfilteredTo < y) {
@@ -121,6 +131,7 @@ class RowPair {
     this.unfilteredTo = y + 1;
     if (window.write(y, this.ua.next(fa), this.ub.next(fb))) {
       if (this.forceBoth > 0) this.forceBoth--;
+      if (!sameFiltered) this.otherFilters++;
     } else {
       this.waiting.push(y);
       this.forceBoth = REACH;
