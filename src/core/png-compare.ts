@@ -17,8 +17,6 @@ import type { Rect } from "./geometry.js";
 import { DiffCounter, type DiffCount } from "./pixel-diff.js";
 import { InflatedRows, pngLayout, readsRowAbove, rgbToRgba, RowUnfilter, type PngLayout } from "./png-rows.js";
 
-/** zlib's output per event: the verdict on a very different pair comes a few chunks in. */
-const CHUNK = 1 << 18;
 /**
  * Equal rows filtered otherwise that mark two encoders, once they are also half the rows seen.
  * One encoder filters an equal row otherwise only beside a difference (its choice reads the row above).
@@ -52,8 +50,8 @@ export function comparePngRows(
       resolve(result);
     });
     const step = () => pair.advance(sa, sb);
-    const sa = new InflatedRows(la, CHUNK, step);
-    const sb = new InflatedRows(lb, CHUNK, step);
+    const sa = new InflatedRows(la, step);
+    const sb = new InflatedRows(lb, step);
   });
 }
 

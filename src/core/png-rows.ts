@@ -26,7 +26,10 @@ export interface PngLayout {
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-/** zlib's output per event: small enough to stop soon after the wanted rows, large enough for few events. */
+/**
+ * zlib's output per event: small enough to stop soon after the wanted rows (or a comparison's
+ * verdict), large enough for few events.
+ */
 const INFLATE_CHUNK = 1 << 18;
 
 /** The layout of an 8-bit RGB(A) non-interlaced PNG with no iCCP chunk whose chunks' CRCs hold, else `undefined`. */
@@ -74,11 +77,11 @@ export class InflatedRows {
   failed = false;
   private readonly inflate;
 
-  constructor(layout: PngLayout, chunkSize: number, update: () => void) {
+  constructor(layout: PngLayout, update: () => void) {
     const rowBytes = layout.width * layout.bpp + 1;
     const carry = new Uint8Array(rowBytes);
     let carried = 0;
-    this.inflate = createInflate({ chunkSize });
+    this.inflate = createInflate({ chunkSize: INFLATE_CHUNK });
     this.inflate.on("data", (chunk: Buffer) => {
       let at = 0;
       if (carried) {
@@ -135,7 +138,6 @@ export function streamRows(
   firstWanted: number,
   sink: RowSink,
   maxRowsAbove = Infinity,
-  chunkSize = INFLATE_CHUNK,
 ): Promise<boolean> {
   const unfilter = new RowUnfilter(n, layout.bpp);
   // The latest row above the wanted ones that does not read the row above (row 0 reads zeros).
@@ -149,7 +151,7 @@ export function streamRows(
       source.stop();
       resolve(ok);
     };
-    const source = new InflatedRows(layout, chunkSize, () => {
+    const source = new InflatedRows(layout, () => {
       const { rows } = source;
       for (; y < rows.length && !settled; y++) {
         const line = rows[y]!;
