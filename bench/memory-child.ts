@@ -5,6 +5,8 @@
  * then prints its peak RSS as one JSON line. Spawned by memory.ts.
  */
 import { attach, type Browser } from "webdriverio";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { libvipsLoaded, peakRssMb } from "./stats.js";
 
 /** What memory.ts passes as the one argument (JSON). */
@@ -21,6 +23,8 @@ export interface ChildInput {
   count: number;
   /** Experiment knob (not used by `npm run bench`): turn libvips' operation cache off in the sdk child. */
   sharpCache?: boolean;
+  /** Run V8's full collection after every step, so the peak holds what is kept, not garbage not yet collected. */
+  collect?: boolean;
 }
 
 async function waitForScreen(driver: Browser, screen: string): Promise<void> {
@@ -81,10 +85,18 @@ if (input.mode === "sdk") {
   };
 }
 
+/** V8's full collection, reached without starting Node with --expose-gc. */
+function collector(): () => void {
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+}
+const collect = input.collect ? collector() : () => {};
+
 await driver.url(input.cartUrl);
 for (let i = 0; i < input.count; i++) {
   await waitForScreen(driver, input.steps[i % input.steps.length]!.screen);
   await step(i);
+  collect();
 }
 await waitForScreen(driver, input.steps[input.count % input.steps.length]!.screen);
 console.log(

@@ -2,7 +2,9 @@
  * Benchmark 6, memory: peak RSS of a process that replays 20 steps of the demo flow through
  * tapshot, against a process that runs the same 20 steps raw (screenshot + touch tap, without
  * tapshot loaded) on the same rig session. Each run is a fresh child process
- * (memory-child.ts), so its peak RSS is its own; modes alternate.
+ * (memory-child.ts), so its peak RSS is its own; modes alternate. A second figure runs V8's full
+ * collection after every step in both modes: what tapshot keeps, without the garbage V8 has not
+ * collected yet.
  */
 import type { Box } from "tapshot/runner";
 import type { RigSession } from "../rig/session.js";
@@ -59,23 +61,34 @@ export async function benchMemory(
     }),
     count: steps,
   };
-  const atEnd: Record<"sdk" | "raw", number[]> = { sdk: [], raw: [] };
-  const libvips: Record<"sdk" | "raw", (boolean | undefined)[]> = { sdk: [], raw: [] };
-  const measure = (mode: "sdk" | "raw") => async () => {
-    const result = await runChild({ ...base, mode });
-    atEnd[mode].push(result.rssAtEndMb);
-    libvips[mode].push(result.libvipsLoaded);
-    return result.peakRssMb;
-  };
-  const samples = await alternate(runs, 0, measure("sdk"), measure("raw"));
-  return [
-    figure(`peak RSS, ${steps}-step replay run`, "MB", `same ${steps} steps raw, without tapshot`, samples, {
-      detail: {
-        seed: SEED,
-        peakMb: { sdk: samples.subject, raw: samples.baseline },
-        rssAtEndMb: atEnd,
-        libvipsLoaded: libvips,
-      },
-    }),
-  ];
+  const figures: Figure[] = [];
+  for (const collect of [false, true]) {
+    const atEnd: Record<"sdk" | "raw", number[]> = { sdk: [], raw: [] };
+    const libvips: Record<"sdk" | "raw", (boolean | undefined)[]> = { sdk: [], raw: [] };
+    const measure = (mode: "sdk" | "raw") => async () => {
+      const result = await runChild({ ...base, mode, collect });
+      atEnd[mode].push(result.rssAtEndMb);
+      libvips[mode].push(result.libvipsLoaded);
+      return result.peakRssMb;
+    };
+    const samples = await alternate(runs, 0, measure("sdk"), measure("raw"));
+    const collected = collect ? ", a full collection after every step (both)" : "";
+    figures.push(
+      figure(
+        `peak RSS, ${steps}-step replay run${collected}`,
+        "MB",
+        `same ${steps} steps raw, without tapshot`,
+        samples,
+        {
+          detail: {
+            seed: SEED,
+            peakMb: { sdk: samples.subject, raw: samples.baseline },
+            rssAtEndMb: atEnd,
+            libvipsLoaded: libvips,
+          },
+        },
+      ),
+    );
+  }
+  return figures;
 }

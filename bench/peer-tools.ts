@@ -19,6 +19,11 @@ import { PNG } from "pngjs";
 import { compare, comparePng, systemBarMasks, type CompareResult, type RawImage } from "tapshot/images";
 import { IPHONE_15 } from "./screens.js";
 
+/** Both files' bytes, read at once (as looks-same and odiff read their two files). */
+function readBoth(a: string, b: string): Promise<[Buffer, Buffer]> {
+  return Promise.all([readFile(a), readFile(b)]);
+}
+
 const require = createRequire(import.meta.url);
 
 /** A comparator's answer: pass or fail, and its count when it gives one. */
@@ -55,7 +60,7 @@ const tapshotVerdict = ({ diffPixels, stoppedAbove }: CompareResult) =>
 
 export const tapshot: Tool = {
   name: "tapshot",
-  files: async (a, b) => tapshot.bytes!(await readFile(a), await readFile(b), ""),
+  files: async (a, b) => tapshot.bytes!(...(await readBoth(a, b)), ""),
   bytes: async (a, b) => tapshotVerdict(await comparePng(a, b, { masks: BAR_MASKS, stopAbove: ALLOWED_PIXELS })),
   decoded: async (a, b) => tapshotVerdict(await compare(a, b, { masks: BAR_MASKS, stopAbove: ALLOWED_PIXELS })),
 };
@@ -71,7 +76,7 @@ function playwrightStyle(a: Buffer, b: Buffer): Verdict {
 
 export const playwright: Tool = {
   name: "pngjs + pixelmatch (Playwright)",
-  files: async (a, b) => playwrightStyle(await readFile(a), await readFile(b)),
+  files: async (a, b) => playwrightStyle(...(await readBoth(a, b))),
   bytes: async (a, b) => playwrightStyle(a, b),
   decoded: async (a, b) => countVerdict(pixelmatch(a.data, b.data, undefined, a.width, a.height, { threshold: 0.2 })),
 };
@@ -165,7 +170,7 @@ async function wdioTool(): Promise<Tool> {
   };
   return {
     name: "WebdriverIO image-comparison-core",
-    files: async (a, b) => verdict(await readFile(a), await readFile(b)),
+    files: async (a, b) => verdict(...(await readBoth(a, b))),
     bytes: verdict,
   };
 }

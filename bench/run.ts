@@ -31,10 +31,10 @@ const RIG: readonly Name[] = ["rig", "fleet", "memory", "ladder"];
 const RUNS = {
   replay: { runs: 30, warmup: 5 },
   compare: { runs: 9, warmup: 2 },
-  peers: { runs: 9, warmup: 2, memoryRuns: 1 },
+  peers: { runs: 21, warmup: 2, memoryRuns: 1 },
   rig: { runs: 12, warmup: 2 },
   fleet: { sizes: [1, 2, 4], runs: 2 },
-  memory: { runs: 2, steps: 20 },
+  memory: { runs: 3, steps: 20 },
   heal: { runs: 5, warmup: 1 },
   ladder: { runs: 3, warmup: 1 },
 };
