@@ -9,21 +9,11 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import sharp from "sharp";
-import type { DeviceDescription } from "../../src/core/device.js";
 import { createPlatformApi } from "../../src/core/engine.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { SCRIPTED_MODEL, ScriptedChannel } from "../support/scripted-channel.js";
-
-const IPHONE_15: DeviceDescription = {
-  platform: "ios",
-  model: "iPhone 15",
-  osVersion: "17.5",
-  screen: { width: 1179, height: 2556 },
-  scale: 3,
-  insets: { top: 141, bottom: 102, left: 0, right: 0 },
-  orientation: "portrait",
-};
-const CHECKOUT = { x: 48, y: 1431, width: 1083, height: 156 };
+// The benchmarks' iPhone 15 cart screenshot, its device description and its buttons' boxes.
+import { IPHONE_15, loadScreen } from "../../bench/screens.js";
 
 const onLinux = process.platform === "linux" ? test : test.skip;
 
@@ -32,9 +22,10 @@ afterEach(() => resetAi());
 onLinux("a process that only replays a stored tap never loads libvips", async () => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-lazy-sharp-"));
   try {
-    const cart = await fs.readFile("bench/fixtures/iphone15-cart.png");
+    const { png: cart, buttons } = await loadScreen("cart");
+    const box = buttons["checkout-button"]!;
     const channel = new ScriptedChannel({
-      locate: () => ({ found: true, box: CHECKOUT, reason: "the fixture's Checkout button", model: SCRIPTED_MODEL }),
+      locate: () => ({ found: true, box, reason: "the fixture's Checkout button", model: SCRIPTED_MODEL }),
     });
     configureAi({ channel, storageDir: dir, log: false, resultsDir: false, mode: "auto" });
     const api = createPlatformApi({
