@@ -97,13 +97,13 @@ function baselineKind(
         // Bytes first: the baseline's own bytes, or a screenshot identical to one that passed, match undecoded.
         const remembered = png.equals(stored.image) ? 0 : passedBefore(call.session, comparison, png);
         if (remembered !== undefined) return { matched: true, value: { result: { diffPixels: remembered } } };
-        let shot: Shot | undefined;
-        let result = await countFromPngs(stored, png, params, allowed);
-        if (!result) {
-          baseline ??= baselineOf(stored, await decode(stored.image), params);
-          shot = { png, raw: await decode(png) };
-          result = await comparePixels(baseline, shot, { withDiffImage: false, stopAbove: allowed });
-        }
+        const { result, shot } = await countUntilVerdict(
+          stored,
+          png,
+          params,
+          allowed,
+          async () => (baseline ??= baselineOf(stored, await decode(stored.image), params)),
+        );
         const matched = result.diffPixels <= allowed;
         if (matched) rememberPassed(call.session, comparison, png, result.diffPixels);
         return { matched, value: { shot, result } };
@@ -135,15 +135,9 @@ function baselineKind(
       const png = await call.screenshot();
       const { width, height } = stored.record.device.screen;
       const allowed = allowedDiffPixels(width * height, params);
-      let result = await countFromPngs(stored, png, params, allowed);
-      if (!result) {
-        const baseline = baselineOf(stored, await decode(stored.image), params);
-        result = await comparePixels(
-          baseline,
-          { png, raw: await decode(png) },
-          { withDiffImage: false, stopAbove: allowed },
-        );
-      }
+      const { result } = await countUntilVerdict(stored, png, params, allowed, async () =>
+        baselineOf(stored, await decode(stored.image), params),
+      );
       return result.diffPixels <= allowed ? matched(result.diffPixels, allowed) : null;
     },
 
@@ -373,18 +367,23 @@ function baselineMasks(stored: StoredBaseline, params: ScreenshotParams): Rect[]
 }
 
 /**
- * The verdict on `png` counted from the two PNGs row by row, undecoded where their rows are equal
- * (src/core/png-compare.ts), or `undefined` when they cannot be compared that way (another
- * kind of PNG, another size): the caller then decodes both.
+ * Count `png` against the stored baseline until the verdict is known: from the two PNGs row by
+ * row, undecoded where their rows are equal (src/core/png-compare.ts), or, when they cannot be
+ * compared that way (another kind of PNG, another size), from both decoded; the decoded
+ * screenshot then comes back as `shot` for a report. `decodedBaseline` gives the decoded baseline.
  */
-async function countFromPngs(
+async function countUntilVerdict(
   stored: StoredBaseline,
   png: Buffer,
   params: ScreenshotParams,
   allowed: number,
-): Promise<Comparison | undefined> {
+  decodedBaseline: () => Promise<Baseline>,
+): Promise<{ result: Comparison; shot?: Shot }> {
   const counted = await comparePngRows(stored.image, png, params.threshold, baselineMasks(stored, params), allowed);
-  return counted && { diffPixels: counted.diffPixels };
+  if (counted) return { result: { diffPixels: counted.diffPixels } };
+  const shot = { png, raw: await decode(png) };
+  const result = await comparePixels(await decodedBaseline(), shot, { withDiffImage: false, stopAbove: allowed });
+  return { result, shot };
 }
 
 /** What a comparison computes: a diff image (and so the full count), or a verdict that may stop counting early. */
