@@ -50,7 +50,7 @@ const ROW_DECODER_MAX_PIXELS = 1 << 18;
 export async function decode(image: Buffer): Promise<RawImage> {
   const size = pngSize(image);
   if (size && size.width * size.height <= ROW_DECODER_MAX_PIXELS) {
-    const rows = await decodePngRect(image, { x: 0, y: 0, ...size });
+    const rows = decodePngRect(image, { x: 0, y: 0, ...size });
     if (rows) return { data: rows, ...size };
   }
   const sharp = await loadSharp();
@@ -65,7 +65,7 @@ export async function decode(image: Buffer): Promise<RawImage> {
  * libvips reads every other image, and also stops reading a PNG below the rectangle.
  */
 export async function decodeRegion(image: Buffer, rect: Rect): Promise<RawImage> {
-  const rows = await decodePngRect(image, rect);
+  const rows = decodePngRect(image, rect);
   if (rows) return { data: rows, width: rect.width, height: rect.height };
   const sharp = await loadSharp();
   const { data, info } = await sharp(image)
@@ -192,7 +192,7 @@ export async function comparePng(a: Buffer, b: Buffer, options: CompareOptions =
   if (!options.diff) {
     if (a.equals(b)) return { diffPixels: 0, diffRatio: 0 };
     const { threshold = 0.1, masks = [], stopAbove = Infinity } = options;
-    const counted = await comparePngRows(a, b, threshold, masks, stopAbove);
+    const counted = comparePngRows(a, b, threshold, masks, stopAbove);
     if (counted) {
       const { width, height } = pngSize(a)!;
       const { diffPixels, complete } = counted;

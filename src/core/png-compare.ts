@@ -37,25 +37,21 @@ export function comparePngRows(
   threshold: number,
   masks: readonly Rect[] = [],
   stopAbove = Infinity,
-): Promise<DiffCount | undefined> {
+): DiffCount | undefined {
   const la = pngLayout(a);
   const lb = pngLayout(b);
-  if (!la || !lb || la.width !== lb.width || la.height !== lb.height || la.bpp !== lb.bpp) {
-    return Promise.resolve(undefined);
+  if (!la || !lb || la.width !== lb.width || la.height !== lb.height || la.bpp !== lb.bpp) return undefined;
+  const sa = InflatedRows.open(la);
+  const sb = sa && InflatedRows.open(lb);
+  try {
+    return sa && sb ? new RowPair(la, threshold, masks, stopAbove).run(sa, sb) : undefined;
+  } finally {
+    sa?.close();
+    sb?.close();
   }
-  return new Promise((resolve) => {
-    const pair = new RowPair(la, threshold, masks, stopAbove, (result) => {
-      sa.stop();
-      sb.stop();
-      resolve(result);
-    });
-    const step = () => pair.advance(sa, sb);
-    const sa = new InflatedRows(la, step);
-    const sb = new InflatedRows(lb, step);
-  });
 }
 
-/** The state of one comparison, advanced row by row as both PNGs' rows come out. */
+/** The state of one comparison, advanced row by row as both PNGs' rows are inflated. */
 class RowPair {
   private readonly height: number;
   private readonly ua: RowUnfilter;
@@ -70,58 +66,55 @@ class RowPair {
   private readonly waiting: number[] = [];
   private window?: PixelWindow;
   private y = 0;
-  private done = false;
 
   constructor(
     private readonly la: PngLayout,
     private readonly threshold: number,
     private readonly masks: readonly Rect[],
     private readonly stopAbove: number,
-    private readonly finish: (result: DiffCount | undefined) => void,
   ) {
     this.height = la.height;
     this.ua = new RowUnfilter(la.width * la.bpp, la.bpp);
     this.ub = new RowUnfilter(la.width * la.bpp, la.bpp);
   }
 
-  /** Take every row both images have out; finish once the verdict is known or a PNG fails. */
-  advance(sa: InflatedRows, sb: InflatedRows): void {
-    if (this.done) return;
-    const ready = Math.min(sa.rows.length, sb.rows.length);
-    for (; this.y < ready; this.y++) {
-      const fa = sa.rows[this.y]!;
-      const fb = sb.rows[this.y]!;
-      if (fa[0]! > 4 || fb[0]! > 4) return this.end(undefined);
+  /** Compare row by row until the verdict is known; `undefined` when a PNG is corrupt or short, or two encoders made them. */
+  run(sa: InflatedRows, sb: InflatedRows): DiffCount | undefined {
+    for (; this.y < this.height; this.y++) {
+      // `a`'s rows from the restart point on are unfiltered when a difference comes; `b` continues from `a`.
+      sa.release(Math.min(this.unfilteredTo, this.y - 1));
+      sb.release(this.y);
+      const fa = sa.row(this.y);
+      const fb = sb.row(this.y);
+      // A PNG whose data ended early, that zlib rejected or with an unknown filter: libvips says what is wrong.
+      if (!fa || !fb || fa[0]! > 4 || fb[0]! > 4) return undefined;
       const sameFiltered = Buffer.compare(fa, fb) === 0;
       if (this.forceBoth === 0 && sameFiltered) {
-        this.skip(sa.rows);
+        this.skip(sa);
         continue;
       }
-      if (!this.unfilterBoth(sa.rows, fa, fb, sameFiltered)) return this.end(this.result(false));
+      if (!this.unfilterBoth(sa, fa, fb, sameFiltered)) return this.result(false);
       // Another encoder: libvips decodes both on its threads faster than rows are unfiltered here.
-      if (this.otherFilters > MAX_OTHER_FILTERS && this.otherFilters * 2 > this.y) return this.end(undefined);
+      if (this.otherFilters > MAX_OTHER_FILTERS && this.otherFilters * 2 > this.y) return undefined;
     }
-    if (this.y === this.height) return this.end(this.result(this.countWaiting(this.height)));
-    // A PNG whose data ended early or that zlib rejected: libvips says what is wrong with it.
-    const short = (s: InflatedRows) => s.failed || (s.ended && s.rows.length < this.height);
-    if (short(sa) || short(sb)) this.end(undefined);
+    return this.result(this.countWaiting(this.height));
   }
 
   /** Row `y` is equal in both and was skipped; move the restart point down when the row above allows. */
-  private skip(rows: Uint8Array[]): void {
+  private skip(rows: InflatedRows): void {
     // A later difference needs the raw rows from two above it: the restart may move to the row above this one.
     const above = this.y - 1;
-    if (above > this.unfilteredTo && !readsRowAbove(rows[above]![0]!)) this.unfilteredTo = above;
+    if (above > this.unfilteredTo && !readsRowAbove(rows.row(above)![0]!)) this.unfilteredTo = above;
   }
 
   /** Unfilter row `y` in both images, write and compare it; false once more than `stopAbove` differ. */
-  private unfilterBoth(rowsA: Uint8Array[], fa: Uint8Array, fb: Uint8Array, sameFiltered: boolean): boolean {
+  private unfilterBoth(rowsA: InflatedRows, fa: Uint8Array, fb: Uint8Array, sameFiltered: boolean): boolean {
     const { y } = this;
     const window = (this.window ??= new PixelWindow(this.la, this.threshold, this.masks));
     if (this.unfilteredTo < y) {
       // Rows skipped as equal: unfilter them in `a` only, writing the two above this one to both images.
       for (let r = this.unfilteredTo; r < y; r++) {
-        const raw = this.ua.next(rowsA[r]!);
+        const raw = this.ua.next(rowsA.row(r)!);
         if (r >= y - REACH) window.writeBoth(r, raw);
       }
       this.ub.continueFrom(this.ua);
@@ -148,11 +141,6 @@ class RowPair {
 
   private result(complete: boolean): DiffCount {
     return { diffPixels: this.window?.diffPixels ?? 0, complete };
-  }
-
-  private end(result: DiffCount | undefined): void {
-    this.done = true;
-    this.finish(result);
   }
 }
 

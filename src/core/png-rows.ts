@@ -12,7 +12,8 @@
  * embedded profile (a Display P3 screenshot, say) to sRGB: reading them raw here would make the
  * same screen decode differently in a stored crop and in a screenshot.
  */
-import { crc32, createInflate } from "node:zlib";
+import { constants, crc32, createInflate, type Inflate } from "node:zlib";
+import { types } from "node:util";
 import type { Rect } from "./geometry.js";
 
 /** What the IHDR chunk and the IDAT chunks of a PNG hold, for the PNGs this module reads. */
@@ -26,11 +27,6 @@ export interface PngLayout {
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-/**
- * zlib's output per event: small enough to stop soon after the wanted rows (or a comparison's
- * verdict), large enough for few events.
- */
-const INFLATE_CHUNK = 1 << 18;
 
 /** The layout of an 8-bit RGB(A) non-interlaced PNG with no iCCP chunk whose chunks' CRCs hold, else `undefined`. */
 export function pngLayout(png: Buffer): PngLayout | undefined {
@@ -63,59 +59,141 @@ export function pngLayout(png: Buffer): PngLayout | undefined {
 }
 
 /**
- * The filtered rows of a PNG (each with its filter byte first), in order, as zlib inflates them
- * on its thread. `update` is called whenever more rows are out and once when inflating ends.
+ * Node's zlib handle under an inflate stream (Node's lib/zlib.js): `writeSync` inflates into the
+ * buffer and range it is given and leaves the bytes of output room and of input left in the
+ * stream's `_writeState`. The stream and `inflateSync` call it with a new buffer for every chunk
+ * of output; called directly, one buffer serves a whole decode.
+ */
+interface ZlibHandle {
+  writeSync(
+    flush: number,
+    input: Uint8Array,
+    inAt: number,
+    inLength: number,
+    out: Uint8Array,
+    outAt: number,
+    outLength: number,
+  ): void;
+}
+
+/** An inflate stream's handle and write state, or `undefined` where Node's zlib has no such internals. */
+export function zlibInternals(stream: object): { handle: ZlibHandle; state: Uint32Array } | undefined {
+  const { _handle: handle, _writeState: state } = stream as { _handle?: Partial<ZlibHandle>; _writeState?: unknown };
+  // Not `instanceof`: under a test runner's VM context (Jest's) Node's arrays come from another realm.
+  if (typeof handle?.writeSync !== "function" || !types.isUint32Array(state) || state.length < 2) return undefined;
+  return { handle: handle as ZlibHandle, state };
+}
+
+/** The first room for inflated rows, per decode: grown when the rows kept fill half of it. */
+const FIRST_ROOM = 1 << 18;
+/** Beyond this many bytes of rows kept at once, the caller decodes with libvips instead. */
+const MAX_KEPT_BYTES = 1 << 26;
+
+/**
+ * The filtered rows of a PNG (each with its filter byte first), inflated by Node's zlib as far as
+ * the rows asked for, into one buffer for the decode that is reused as rows are released. Node's
+ * own zlib calls allocate a new buffer for every 16-256 KB of output, which V8 collects only after
+ * tens of megabytes have piled up: ~9 MB per screen inflated that way cost more than the inflating
+ * (BENCHMARKS.md, "Latest numbers").
  */
 export class InflatedRows {
-  /**
-   * The rows out so far. A row inside one of zlib's output chunks is a view of it (zlib does not
-   * reuse a chunk it has handed out, so views stay valid); a row split across two chunks is a copy.
-   */
-  readonly rows: Uint8Array[] = [];
-  /** Set once inflating has ended; `failed` too when zlib rejected the data. */
-  ended = false;
-  failed = false;
-  private readonly inflate;
+  /** Rows from `first` on, then part of the next row. */
+  private held: Buffer = Buffer.allocUnsafe(FIRST_ROOM);
+  private first = 0;
+  private filled = 0;
+  /** Rows above this one are not asked for again. */
+  private keepFrom = 0;
+  private part = 0;
+  private partAt = 0;
+  private ended = false;
+  private readonly rowBytes: number;
 
-  constructor(layout: PngLayout, update: () => void) {
-    const rowBytes = layout.width * layout.bpp + 1;
-    const carry = new Uint8Array(rowBytes);
-    let carried = 0;
-    this.inflate = createInflate({ chunkSize: INFLATE_CHUNK });
-    this.inflate.on("data", (chunk: Buffer) => {
-      let at = 0;
-      if (carried) {
-        const part = Math.min(rowBytes - carried, chunk.length);
-        carry.set(chunk.subarray(0, part), carried);
-        carried += part;
-        at = part;
-        if (carried < rowBytes) return;
-        carried = 0;
-        this.rows.push(Uint8Array.from(carry));
-      }
-      for (; at + rowBytes <= chunk.length; at += rowBytes) this.rows.push(chunk.subarray(at, at + rowBytes));
-      if (at < chunk.length) {
-        carry.set(chunk.subarray(at));
-        carried = chunk.length - at;
-      }
-      update();
-    });
-    const end = (failed: boolean) => {
-      if (this.ended) return;
-      this.ended = true;
-      this.failed = failed;
-      update();
-    };
-    this.inflate.on("end", () => end(false));
-    this.inflate.on("error", () => end(true));
-    // One write: zlib then inflates in one pass on its thread, and stops when the stream is destroyed.
-    this.inflate.end(layout.idat.length === 1 ? layout.idat[0] : Buffer.concat(layout.idat));
+  private constructor(
+    private readonly layout: PngLayout,
+    private readonly stream: Inflate,
+    private readonly zlib: { handle: ZlibHandle; state: Uint32Array },
+  ) {
+    this.rowBytes = layout.width * layout.bpp + 1;
   }
 
-  /** Stop inflating (the rows out so far stay readable). */
-  stop(): void {
+  /** Rows of `layout`, or `undefined` where Node's zlib lacks the internals used (callers then use libvips). */
+  static open(layout: PngLayout): InflatedRows | undefined {
+    // Its own output buffer goes unused: the smallest zlib allows.
+    const stream = createInflate({ chunkSize: constants.Z_MIN_CHUNK });
+    // zlib's error is read from `destroyed`; Node also emits it as an event.
+    stream.on("error", () => {});
+    const zlib = zlibInternals(stream);
+    if (zlib) return new InflatedRows(layout, stream, zlib);
+    stream.close();
+    return undefined;
+  }
+
+  /**
+   * Row `y` (not released), inflating as far as it; `undefined` when zlib rejected the data or it
+   * ended above row `y`. Its bytes stay valid until a row not yet inflated is asked for.
+   */
+  row(y: number): Uint8Array | undefined {
+    if (y < this.keepFrom) throw new Error(`row ${y} was released`);
+    const { rowBytes } = this;
+    while (this.filled < (y + 1 - this.first) * rowBytes) if (!this.inflateMore()) return undefined;
+    const at = (y - this.first) * rowBytes;
+    return this.held.subarray(at, at + rowBytes);
+  }
+
+  /** Rows above `y` will not be asked for: their room is reused. */
+  release(y: number): void {
+    if (y > this.keepFrom) this.keepFrom = y;
+  }
+
+  /** Free zlib's state; the rows out so far stay readable. */
+  close(): void {
     this.ended = true;
-    this.inflate.destroy();
+    this.stream.close();
+  }
+
+  /** Inflate into the room after the rows kept; false when nothing more comes out. */
+  private inflateMore(): boolean {
+    const { idat } = this.layout;
+    // Writing to a closed handle aborts the process: never after zlib's error or close().
+    if (this.ended || this.stream.destroyed || this.part === idat.length || !this.makeRoom()) return false;
+    const { handle, state } = this.zlib;
+    const input = idat[this.part]!;
+    const last = this.part === idat.length - 1;
+    const room = this.held.length - this.filled;
+    handle.writeSync(
+      last ? constants.Z_FINISH : constants.Z_NO_FLUSH,
+      input,
+      this.partAt,
+      input.length - this.partAt,
+      this.held,
+      this.filled,
+      room,
+    );
+    // zlib rejected the data (Node destroys the stream on a zlib error).
+    if (this.stream.destroyed) return !(this.ended = true);
+    const [roomLeft, inputLeft] = state;
+    this.filled += room - roomLeft!;
+    this.partAt = input.length - inputLeft!;
+    if (inputLeft === 0 && !last) [this.part, this.partAt] = [this.part + 1, 0];
+    else if (roomLeft !== 0) this.ended = true; // the zlib stream is complete
+    return room !== roomLeft || !this.ended;
+  }
+
+  /** Move the rows kept to the front of the buffer; grow it when they fill half of it, up to {@link MAX_KEPT_BYTES}. */
+  private makeRoom(): boolean {
+    const drop = (this.keepFrom - this.first) * this.rowBytes;
+    if (drop > 0) {
+      this.held.copyWithin(0, drop, this.filled);
+      this.filled -= drop;
+      this.first = this.keepFrom;
+    }
+    if (this.filled * 2 > this.held.length) {
+      if (this.held.length * 2 > MAX_KEPT_BYTES) return false;
+      const grown = Buffer.allocUnsafe(this.held.length * 2);
+      this.held.copy(grown, 0, 0, this.filled);
+      this.held = grown;
+    }
+    return true;
   }
 }
 
@@ -129,8 +207,9 @@ export type RowSink = (y: number, row: Uint8Array) => boolean;
  * Inflate and unfilter `layout`'s rows in order, handing each row from `firstWanted` on to
  * `sink`, bytes `[0, n)` of it, until `sink` returns false or the last row. Rows above
  * `firstWanted` are unfiltered only from the nearest one that does not read the row above.
- * Resolves false when the data is corrupt (a filter type over 4, a zlib error, too few rows), or
- * when more than `maxRowsAbove` rows above `firstWanted` would need unfiltering.
+ * False when the data is corrupt (a filter type over 4, a zlib error, too few rows), when more
+ * than `maxRowsAbove` rows above `firstWanted` would need unfiltering, or when Node's zlib lacks
+ * what {@link InflatedRows} uses.
  */
 export function streamRows(
   layout: PngLayout,
@@ -138,38 +217,31 @@ export function streamRows(
   firstWanted: number,
   sink: RowSink,
   maxRowsAbove = Infinity,
-): Promise<boolean> {
-  const unfilter = new RowUnfilter(n, layout.bpp);
-  // The latest row above the wanted ones that does not read the row above (row 0 reads zeros).
-  let restart = 0;
-  let y = 0;
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (ok: boolean) => {
-      if (settled) return;
-      settled = true;
-      source.stop();
-      resolve(ok);
-    };
-    const source = new InflatedRows(layout, () => {
-      const { rows } = source;
-      for (; y < rows.length && !settled; y++) {
-        const line = rows[y]!;
-        const filter = line[0]!;
-        if (filter > 4) return settle(false);
-        if (y < firstWanted) {
-          if (!readsRowAbove(filter)) restart = y;
-          continue;
-        }
-        if (y === firstWanted) {
-          if (y - restart > maxRowsAbove) return settle(false);
-          for (let r = restart; r < y; r++) unfilter.next(rows[r]!);
-        }
-        if (!sink(y, unfilter.next(line)) || y + 1 === layout.height) return settle(true);
+): boolean {
+  const rows = InflatedRows.open(layout);
+  if (!rows) return false;
+  try {
+    const unfilter = new RowUnfilter(n, layout.bpp);
+    // The latest row above the wanted ones that does not read the row above (row 0 reads zeros).
+    let restart = 0;
+    for (let y = 0; y < layout.height; y++) {
+      const line = rows.row(y);
+      if (!line || line[0]! > 4) return false;
+      if (y < firstWanted) {
+        if (!readsRowAbove(line[0]!)) rows.release((restart = y));
+        continue;
       }
-      if (source.ended) settle(false);
-    });
-  });
+      if (y === firstWanted) {
+        if (y - restart > maxRowsAbove) return false;
+        for (let r = restart; r < y; r++) unfilter.next(rows.row(r)!);
+      }
+      if (!sink(y, unfilter.next(line))) return true;
+      rows.release(y + 1);
+    }
+    return true;
+  } finally {
+    rows.close();
+  }
 }
 
 /** Reverses the filters of consecutive rows, bytes `[0, n)`, keeping the previous row. */
@@ -253,7 +325,7 @@ const MAX_UNFILTERED_BYTES = 400 * 1179 * 3;
  * `undefined` when the PNG is not one this module reads (see the module comment) or `rect`
  * does not fit it.
  */
-export async function decodePngRect(png: Buffer, rect: Rect): Promise<Buffer | undefined> {
+export function decodePngRect(png: Buffer, rect: Rect): Buffer | undefined {
   const layout = pngLayout(png);
   if (!layout) return undefined;
   const { x, y, width: w, height: h } = rect;
@@ -265,7 +337,7 @@ export async function decodePngRect(png: Buffer, rect: Rect): Promise<Buffer | u
   const bottom = y + h;
   // Unfiltering in JavaScript is ~2x slower than libvips': with a long chain of rows above, libvips wins.
   const maxRowsAbove = Math.max(0, Math.floor(MAX_UNFILTERED_BYTES / ((x + w) * bpp)) - h);
-  const ok = await streamRows(
+  const ok = streamRows(
     layout,
     (x + w) * bpp,
     y,

@@ -379,7 +379,7 @@ async function countUntilVerdict(
   allowed: number,
   decodedBaseline: () => Promise<Baseline>,
 ): Promise<{ result: Comparison; shot?: Shot }> {
-  const counted = await comparePngRows(stored.image, png, params.threshold, baselineMasks(stored, params), allowed);
+  const counted = comparePngRows(stored.image, png, params.threshold, baselineMasks(stored, params), allowed);
   if (counted) return { result: { diffPixels: counted.diffPixels } };
   const shot = { png, raw: await decode(png) };
   const result = await comparePixels(await decodedBaseline(), shot, { withDiffImage: false, stopAbove: allowed });

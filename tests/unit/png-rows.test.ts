@@ -1,7 +1,8 @@
 import sharp from "sharp";
 import { PNG } from "pngjs";
 import { decode, decodeRegion } from "../../src/core/images.js";
-import { decodePngRect, pngLayout } from "../../src/core/png-rows.js";
+import { createInflate, crc32, inflateSync } from "node:zlib";
+import { decodePngRect, InflatedRows, pngLayout, zlibInternals } from "../../src/core/png-rows.js";
 import type { Rect } from "../../src/core/geometry.js";
 
 const WIDTH = 37;
@@ -68,7 +69,7 @@ describe("decodePngRect (8-bit RGB and RGBA, not interlaced)", () => {
     const png = await make();
     expect(pngLayout(png)).toBeDefined();
     for (const rect of RECTS) {
-      const mine = await decodePngRect(png, rect);
+      const mine = decodePngRect(png, rect);
       expect(mine?.equals(await libvips(png, rect))).toBe(true);
     }
     // decode reads a small PNG like this one with the row decoder, so a replay never loads libvips.
@@ -79,9 +80,9 @@ describe("decodePngRect (8-bit RGB and RGBA, not interlaced)", () => {
     const { readFile } = await import("node:fs/promises");
     const png = await readFile("bench/fixtures/iphone15-cart.png");
     const checkout = { x: 36, y: 1419, width: 1107, height: 180 };
-    expect((await decodePngRect(png, checkout))?.equals(await libvips(png, checkout))).toBe(true);
+    expect(decodePngRect(png, checkout)?.equals(await libvips(png, checkout))).toBe(true);
     const low = { x: 100, y: 2294, width: 500, height: 150 };
-    expect(await decodePngRect(png, low)).toBeUndefined();
+    expect(decodePngRect(png, low)).toBeUndefined();
     expect((await decodeRegion(png, low)).data.equals(await libvips(png, low))).toBe(true);
   });
 });
@@ -102,14 +103,14 @@ describe("PNGs decodePngRect leaves to libvips, which decodeRegion then uses", (
     // IHDR's bit depth, colour type and interlace method (bytes 24, 25, 28): the encoder made what the case says.
     const plainRgb = image[24] === 8 && (image[25] === 2 || image[25] === 6) && image[28] === 0;
     expect(image[1] === 0x50 && plainRgb).toBe(false);
-    expect(await decodePngRect(image, rect)).toBeUndefined();
+    expect(decodePngRect(image, rect)).toBeUndefined();
     expect((await decodeRegion(image, rect)).data.equals(await libvips(image, rect))).toBe(true);
   });
 
   it("a PNG with an embedded colour profile is left to libvips, which converts it to sRGB", async () => {
     const p3 = await raw(false).withIccProfile("p3").png().toBuffer();
     expect(p3.indexOf("iCCP", 8, "latin1")).toBeGreaterThan(0);
-    expect(await decodePngRect(p3, rect)).toBeUndefined();
+    expect(decodePngRect(p3, rect)).toBeUndefined();
     const converted = await libvips(p3, rect);
     expect((await decodeRegion(p3, rect)).data.equals(converted)).toBe(true);
     // Reading the pixels raw would differ: the profile is not sRGB.
@@ -127,7 +128,7 @@ describe("PNGs decodePngRect leaves to libvips, which decodeRegion then uses", (
     const idat = broken.indexOf("IDAT", 8, "latin1");
     const length = broken.readUInt32BE(idat - 4);
     broken.writeUInt8(broken.readUInt8(idat + 4 + length - 1) ^ 0xff, idat + 4 + length - 1);
-    expect(await decodePngRect(broken, rect)).toBeUndefined();
+    expect(decodePngRect(broken, rect)).toBeUndefined();
   });
 
   it("a crop below a long chain of rows that read the row above is left to libvips", async () => {
@@ -135,15 +136,79 @@ describe("PNGs decodePngRect leaves to libvips, which decodeRegion then uses", (
     for (let i = 0; i < png.data.length; i++) png.data[i] = (i * 31) % 251;
     const upOnly = PNG.sync.write(png, { colorType: 2, filterType: 2 });
     const low = { x: 0, y: 450, width: 1179, height: 10 };
-    expect(await decodePngRect(upOnly, low)).toBeUndefined();
+    expect(decodePngRect(upOnly, low)).toBeUndefined();
     expect((await decodeRegion(upOnly, low)).data.equals(await libvips(upOnly, low))).toBe(true);
     const high = { x: 0, y: 300, width: 1179, height: 10 };
-    expect((await decodePngRect(upOnly, high))?.equals(await libvips(upOnly, high))).toBe(true);
+    expect(decodePngRect(upOnly, high)?.equals(await libvips(upOnly, high))).toBe(true);
   });
 
   it("a rectangle outside the image is not read", async () => {
     const png = pngjsPng(false, 2);
-    expect(await decodePngRect(png, { x: 30, y: 0, width: 8, height: 1 })).toBeUndefined();
-    expect(await decodePngRect(png, { x: 0, y: 60, width: 1, height: 2 })).toBeUndefined();
+    expect(decodePngRect(png, { x: 30, y: 0, width: 8, height: 1 })).toBeUndefined();
+    expect(decodePngRect(png, { x: 0, y: 60, width: 1, height: 2 })).toBeUndefined();
+  });
+});
+
+/** A PNG chunk with its length and CRC. */
+function chunk(type: string, data: Buffer): Buffer {
+  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+  const framed = Buffer.alloc(body.length + 8);
+  framed.writeUInt32BE(data.length, 0);
+  body.copy(framed, 4);
+  framed.writeUInt32BE(crc32(body), body.length + 4);
+  return framed;
+}
+
+/** `png` with its zlib stream replaced by `stream`, cut into IDAT chunks of `partBytes`. */
+function withStream(png: Buffer, stream: Buffer, partBytes = stream.length): Buffer {
+  const ihdr = png.subarray(8, 8 + 25);
+  const parts: Buffer[] = [];
+  for (let at = 0; at < stream.length; at += partBytes) parts.push(chunk("IDAT", stream.subarray(at, at + partBytes)));
+  return Buffer.concat([png.subarray(0, 8), ihdr, ...parts, chunk("IEND", Buffer.alloc(0))]);
+}
+
+describe("InflatedRows (one buffer per decode, reused as rows are released)", () => {
+  const png = new PNG({ width: 1179, height: 400 });
+  for (let i = 0; i < png.data.length; i++) png.data[i] = (i % 4000 < 2000 ? i * 31 : i >> 12) % 251;
+  const encoded = PNG.sync.write(png, { colorType: 6, filterType: -1 });
+  const stream = Buffer.concat(pngLayout(encoded)!.idat);
+  const inflated = inflateSync(stream);
+  const rowBytes = 1179 * 4 + 1;
+
+  it("hands out zlib's rows across IDAT chunks of any size, released as it goes or kept whole", () => {
+    for (const partBytes of [stream.length, 4096, 7]) {
+      for (const release of [true, false]) {
+        const rows = InflatedRows.open(pngLayout(withStream(encoded, stream, partBytes))!)!;
+        for (let y = 0; y < 400; y++) {
+          const row = rows.row(y);
+          expect(row && Buffer.from(row).equals(inflated.subarray(y * rowBytes, (y + 1) * rowBytes))).toBe(true);
+          if (release) rows.release(y + 1);
+        }
+        // Kept whole, rows read again are the same; released, they are refused.
+        if (release) expect(() => rows.row(0)).toThrow("row 0 was released");
+        else expect(Buffer.from(rows.row(3)!).equals(inflated.subarray(3 * rowBytes, 4 * rowBytes))).toBe(true);
+        rows.close();
+      }
+    }
+  });
+
+  it("gives no row past data zlib rejects or a stream that ends early, and decodePngRect leaves such PNGs to libvips", () => {
+    const damaged = Buffer.from(stream);
+    for (let at = 100; at < damaged.length - 10; at += 97) damaged.writeUInt8(damaged.readUInt8(at) ^ 0x5a, at);
+    const truncated = stream.subarray(0, stream.length >> 1);
+    for (const bad of [damaged, truncated]) {
+      const badPng = withStream(encoded, bad, 1000);
+      const rows = InflatedRows.open(pngLayout(badPng)!)!;
+      expect(rows.row(399)).toBeUndefined();
+      rows.close();
+      expect(decodePngRect(badPng, { x: 0, y: 390, width: 10, height: 10 })).toBeUndefined();
+    }
+  });
+
+  it("uses zlib handles Node has, and finds none on a stream without them", () => {
+    // A Node release that drops these internals fails here, rather than decoding every crop with libvips unseen.
+    expect(zlibInternals(createInflate())).toBeDefined();
+    expect(zlibInternals({ _handle: {} })).toBeUndefined();
+    expect(zlibInternals({ _handle: { writeSync() {} }, _writeState: [0, 0] })).toBeUndefined();
   });
 });
