@@ -228,7 +228,9 @@ export function streamRows(
       const line = rows.row(y);
       if (!line || line[0]! > 4) return false;
       if (y < firstWanted) {
-        if (!readsRowAbove(line[0]!)) rows.release((restart = y));
+        if (!readsRowAbove(line[0]!)) restart = y;
+        // Rows more than `maxRowsAbove` above the wanted ones are never unfiltered: a decode that would need them fails.
+        rows.release(Math.min(y, Math.max(restart, firstWanted - maxRowsAbove)));
         continue;
       }
       if (y === firstWanted) {

@@ -140,6 +140,10 @@ describe("PNGs decodePngRect leaves to libvips, which decodeRegion then uses", (
     expect((await decodeRegion(upOnly, low)).data.equals(await libvips(upOnly, low))).toBe(true);
     const high = { x: 0, y: 300, width: 1179, height: 10 };
     expect(decodePngRect(upOnly, high)?.equals(await libvips(upOnly, high))).toBe(true);
+    // The limit, ~400 rows of a 1179 px RGB screen less the crop's: row 0 is still kept for a crop at row 390, not at 391.
+    const atLimit = { x: 0, y: 390, width: 1179, height: 10 };
+    expect(decodePngRect(upOnly, atLimit)?.equals(await libvips(upOnly, atLimit))).toBe(true);
+    expect(decodePngRect(upOnly, { ...atLimit, y: 391 })).toBeUndefined();
   });
 
   it("a rectangle outside the image is not read", async () => {
