@@ -86,8 +86,8 @@ export function zlibInternals(stream: object): { handle: ZlibHandle; state: Uint
 
 /** The first room for inflated rows, per decode: grown when the rows kept fill half of it. */
 const FIRST_ROOM = 1 << 18;
-/** Beyond this many bytes of rows kept at once, the caller decodes with libvips instead. */
-const MAX_KEPT_BYTES = 1 << 26;
+/** The largest row buffer: once the rows kept fill half of it, the caller decodes with libvips instead. */
+const MAX_BUFFER_BYTES = 1 << 26;
 
 /**
  * The filtered rows of a PNG (each with its filter byte first), inflated by Node's zlib as far as
@@ -179,16 +179,18 @@ export class InflatedRows {
     return room !== roomLeft || !this.ended;
   }
 
-  /** Move the rows kept to the front of the buffer; grow it when they fill half of it, up to {@link MAX_KEPT_BYTES}. */
+  /** Move the rows kept to the front of the buffer; grow it when they fill half of it, up to {@link MAX_BUFFER_BYTES}. */
   private makeRoom(): boolean {
-    const drop = (this.keepFrom - this.first) * this.rowBytes;
-    if (drop > 0) {
+    // Released rows not inflated yet are dropped once they are out.
+    const dropRows = Math.min(this.keepFrom - this.first, Math.floor(this.filled / this.rowBytes));
+    if (dropRows > 0) {
+      const drop = dropRows * this.rowBytes;
       this.held.copyWithin(0, drop, this.filled);
       this.filled -= drop;
-      this.first = this.keepFrom;
+      this.first += dropRows;
     }
     if (this.filled * 2 > this.held.length) {
-      if (this.held.length * 2 > MAX_KEPT_BYTES) return false;
+      if (this.held.length * 2 > MAX_BUFFER_BYTES) return false;
       const grown = Buffer.allocUnsafe(this.held.length * 2);
       this.held.copy(grown, 0, 0, this.filled);
       this.held = grown;

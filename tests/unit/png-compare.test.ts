@@ -95,7 +95,7 @@ describe("comparePngRows equals pixelmatch on painted copies", () => {
   });
 });
 
-describe("tall screens, many zlib chunks", () => {
+describe("tall screens, many times the first row buffer (256 KB)", () => {
   /** `raw` repeated `times` down one tall image, so differences fall at every offset of the band comparing them. */
   function stacked(raw: RawImage, times: number): RawImage {
     return { data: Buffer.concat(Array(times).fill(raw.data)), width: raw.width, height: raw.height * times };
@@ -152,7 +152,7 @@ describe("tall screens, many zlib chunks", () => {
   const EDITS: Record<string, number[]> = {
     "one row": [700],
     "scattered rows, equal rows between (the comparison re-converges)": [0, 3, 6, 250, 251, 900, 1399],
-    "a block across chunk boundaries": Array.from({ length: 300 }, (_, i) => 500 + i),
+    "a block of 300 rows": Array.from({ length: 300 }, (_, i) => 500 + i),
     "the lower half": Array.from({ length: HEIGHT / 2 }, (_, i) => HEIGHT / 2 + i),
   };
   const masks: Rect[] = [
@@ -175,7 +175,7 @@ describe("tall screens, many zlib chunks", () => {
     }
   });
 
-  test("two encoders, one differing row: left to libvips early, which gives pixelmatch's count", async () => {
+  test("two encoders, one differing row: left to libvips, which gives pixelmatch's count", async () => {
     const base = screen();
     const other = edited(base, [1200]);
     const [pa, pb] = [await encode(base, { pngjs: 4, alpha: true }), await encode(other, { pngjs: 2, alpha: true })];

@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import { PNG } from "pngjs";
 import { decode, decodeRegion } from "../../src/core/images.js";
-import { createInflate, crc32, inflateSync } from "node:zlib";
+import { createInflate, crc32, deflateSync, inflateSync } from "node:zlib";
 import { decodePngRect, InflatedRows, pngLayout, zlibInternals } from "../../src/core/png-rows.js";
 import type { Rect } from "../../src/core/geometry.js";
 
@@ -140,7 +140,8 @@ describe("PNGs decodePngRect leaves to libvips, which decodeRegion then uses", (
     expect((await decodeRegion(upOnly, low)).data.equals(await libvips(upOnly, low))).toBe(true);
     const high = { x: 0, y: 300, width: 1179, height: 10 };
     expect(decodePngRect(upOnly, high)?.equals(await libvips(upOnly, high))).toBe(true);
-    // The limit, ~400 rows of a 1179 px RGB screen less the crop's: row 0 is still kept for a crop at row 390, not at 391.
+    // The limit, ~400 rows of a 1179 px RGB screen less the crop's: a crop at row 390 still gets row 0 (rows are not
+    // released one too early); one at row 391 is refused.
     const atLimit = { x: 0, y: 390, width: 1179, height: 10 };
     expect(decodePngRect(upOnly, atLimit)?.equals(await libvips(upOnly, atLimit))).toBe(true);
     expect(decodePngRect(upOnly, { ...atLimit, y: 391 })).toBeUndefined();
@@ -183,17 +184,30 @@ describe("InflatedRows (one buffer per decode, reused as rows are released)", ()
     for (const partBytes of [stream.length, 4096, 7]) {
       for (const release of [true, false]) {
         const rows = InflatedRows.open(pngLayout(withStream(encoded, stream, partBytes))!)!;
+        const expected = (y: number) => inflated.subarray(y * rowBytes, (y + 1) * rowBytes);
         for (let y = 0; y < 400; y++) {
           const row = rows.row(y);
-          expect(row && Buffer.from(row).equals(inflated.subarray(y * rowBytes, (y + 1) * rowBytes))).toBe(true);
-          if (release) rows.release(y + 1);
+          expect(row && Buffer.from(row).equals(expected(y))).toBe(true);
+          if (release && y >= 3) {
+            // The three rows above stay readable however often the kept rows moved to the front.
+            rows.release(y - 3);
+            expect(Buffer.from(rows.row(y - 3)!).equals(expected(y - 3))).toBe(true);
+          }
         }
         // Kept whole, rows read again are the same; released, they are refused.
         if (release) expect(() => rows.row(0)).toThrow("row 0 was released");
-        else expect(Buffer.from(rows.row(3)!).equals(inflated.subarray(3 * rowBytes, 4 * rowBytes))).toBe(true);
+        else expect(Buffer.from(rows.row(3)!).equals(expected(3))).toBe(true);
         rows.close();
       }
     }
+  });
+
+  it("takes rows released before they are inflated", () => {
+    const rows = InflatedRows.open(pngLayout(encoded)!)!;
+    rows.release(300);
+    expect(Buffer.from(rows.row(350)!).equals(inflated.subarray(350 * rowBytes, 351 * rowBytes))).toBe(true);
+    expect(() => rows.row(299)).toThrow("row 299 was released");
+    rows.close();
   });
 
   it("gives no row past data zlib rejects or a stream that ends early, and decodePngRect leaves such PNGs to libvips", () => {
@@ -204,6 +218,8 @@ describe("InflatedRows (one buffer per decode, reused as rows are released)", ()
       const badPng = withStream(encoded, bad, 1000);
       const rows = InflatedRows.open(pngLayout(badPng)!)!;
       expect(rows.row(399)).toBeUndefined();
+      // Asking again never writes to zlib's closed handle (that would abort the process).
+      expect(rows.row(399)).toBeUndefined();
       rows.close();
       expect(decodePngRect(badPng, { x: 0, y: 390, width: 10, height: 10 })).toBeUndefined();
     }
@@ -211,8 +227,40 @@ describe("InflatedRows (one buffer per decode, reused as rows are released)", ()
 
   it("uses zlib handles Node has, and finds none on a stream without them", () => {
     // A Node release that drops these internals fails here, rather than decoding every crop with libvips unseen.
-    expect(zlibInternals(createInflate())).toBeDefined();
+    const inflate = createInflate();
+    expect(zlibInternals(inflate)).toBeDefined();
+    inflate.close();
     expect(zlibInternals({ _handle: {} })).toBeUndefined();
     expect(zlibInternals({ _handle: { writeSync() {} }, _writeState: [0, 0] })).toBeUndefined();
+  });
+});
+
+describe("decodePngRect under a long chain of Up rows", () => {
+  it("keeps only the rows it may unfilter, so a restart row far down the screen is still reached", async () => {
+    // 1179x20000 RGB, every row Up-filtered (a copy of the row above) except rows 0 and 19700 (Sub). Rows kept from
+    // row 0 down to row 19700 would be 70 MB, more than the row buffer may hold (64 MiB); a crop at row 19990 needs
+    // only rows 19700 down, and the decoder keeps no more than ~1,500 rows above a crop this narrow.
+    const width = 1179;
+    const height = 20000;
+    const rowBytes = width * 3 + 1;
+    const filtered = Buffer.alloc(rowBytes * height);
+    for (let y = 0; y < height; y++) filtered[y * rowBytes] = 2;
+    for (const y of [0, 19700]) {
+      filtered[y * rowBytes] = 1;
+      for (let i = 1; i < rowBytes; i++) filtered[y * rowBytes + i] = (i * (y ? 7 : 13)) & 0xff;
+    }
+    const header = Buffer.alloc(13);
+    header.writeUInt32BE(width, 0);
+    header.writeUInt32BE(height, 4);
+    header.set([8, 2, 0, 0, 0], 8);
+    const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const png = Buffer.concat([
+      signature,
+      chunk("IHDR", header),
+      chunk("IDAT", deflateSync(filtered, { level: 1 })),
+      chunk("IEND", Buffer.alloc(0)),
+    ]);
+    const crop = { x: 100, y: 19990, width: 200, height: 10 };
+    expect(decodePngRect(png, crop)?.equals(await libvips(png, crop))).toBe(true);
   });
 });
