@@ -105,6 +105,7 @@ export class InflatedRows {
   private keepFrom = 0;
   private part = 0;
   private partAt = 0;
+  /** The zlib stream is complete. */
   private ended = false;
   private readonly rowBytes: number;
 
@@ -147,14 +148,13 @@ export class InflatedRows {
 
   /** Free zlib's state; the rows out so far stay readable. */
   close(): void {
-    this.ended = true;
     this.stream.close();
   }
 
   /** Inflate into the room after the rows kept; false when nothing more comes out. */
   private inflateMore(): boolean {
     const { idat } = this.layout;
-    // Writing to a closed handle aborts the process: never after zlib's error or close().
+    // Writing to a closed handle aborts the process: Node destroys the stream on zlib's error and on close().
     if (this.ended || this.stream.destroyed || this.part === idat.length || !this.makeRoom()) return false;
     const { handle, state } = this.zlib;
     const input = idat[this.part]!;
@@ -169,8 +169,8 @@ export class InflatedRows {
       this.filled,
       room,
     );
-    // zlib rejected the data (Node destroys the stream on a zlib error).
-    if (this.stream.destroyed) return !(this.ended = true);
+    // zlib rejected the data.
+    if (this.stream.destroyed) return false;
     const [roomLeft, inputLeft] = state;
     this.filled += room - roomLeft!;
     this.partAt = input.length - inputLeft!;
