@@ -13,7 +13,7 @@ import { IPHONE_15, loadScreen } from "./screens.js";
 import { alternate, figure, wallMs, type Figure } from "./stats.js";
 
 const require = createRequire(import.meta.url);
-/** The in-place verdict of a tap (src/core/tap.ts, docs/design.md section 5). */
+/** The in-place verdict of a tap (src/core/flows/tap/tap-kind.ts, docs/design.md section 5). */
 const VERDICT = { threshold: 0.1, maxDiffRatio: 0.01 };
 /** The miss budget of the issue: a whole-screen search well under one model call. */
 const BUDGET_MS = 100;

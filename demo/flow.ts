@@ -3,7 +3,7 @@
  * baseline, Place order (verified), then the confirmation screen. Prompts quote the labels,
  * so the local OCR engine can answer them as well as a vision model.
  */
-import type { Variant } from "../demo/app/server.js";
+import type { Variant } from "./app/server.js";
 import type { RigSession } from "../rig/session.js";
 
 /** Options of one pass through the flow. */

@@ -12,13 +12,13 @@
  * The helpers below are what the Android and iOS adapters share: reading capabilities,
  * trying sources in order with notes, PNG screenshots, and W3C touch taps in tap units.
  */
-import { registerDefaultChannel } from "../core/config.js";
+import { registerDefaultChannel } from "../core/config/config.js";
 import { envDefaultChannel } from "../providers/env.js";
 
 registerDefaultChannel(envDefaultChannel());
 
-export { createPlatformApi } from "../core/engine.js";
-export type { PlatformApi, ScreenshotMatchers } from "../core/engine.js";
+export { createPlatformApi } from "../core/engine/engine.js";
+export type { PlatformApi, ScreenshotMatchers } from "../core/engine/engine.js";
 export type {
   AdapterNote,
   DescribedDevice,
@@ -30,8 +30,8 @@ export type {
   Platform,
   Swipe,
   Target,
-} from "../core/device.js";
-export type { Point, Rect, Size } from "../core/geometry.js";
+} from "../core/device/description.js";
+export type { Point, Rect, Size } from "../core/ground/geometry.js";
 export type {
   TapOptions,
   TapResult,
@@ -40,7 +40,7 @@ export type {
   ScreenshotResult,
   ScrollOptions,
   ScrollDirection,
-} from "../core/options.js";
+} from "../core/engine/options.js";
 export {
   appiumAdapter,
   assertAppiumSession,
@@ -63,6 +63,6 @@ export {
   type Reading,
   type SessionRequirement,
   type Source,
-} from "../core/adapter-kit.js";
-export { imageSize } from "../core/images.js";
-export * from "../core/errors.js";
+} from "../appium/kit.js";
+export { imageSize } from "../core/pixels/images.js";
+export * from "../core/ground/errors.js";

@@ -3,7 +3,7 @@
  * Every value has an ordered list of sources; a failing or unknown command falls through
  * to the next one with a note. Geometry follows the screenshot the describe takes.
  */
-import type { AdapterNote, IdentityHints, Insets } from "../core/device.js";
+import type { AdapterNote, IdentityHints, Insets } from "../core/device/description.js";
 import {
   firstOf,
   mobileObject,
@@ -25,9 +25,9 @@ import {
   type AppiumSession,
   type Found,
   type Reading,
-} from "../core/adapter-kit.js";
-import { decodeRegion, isUniform } from "../core/images.js";
-import type { Rect, Size } from "../core/geometry.js";
+} from "../appium/kit.js";
+import { decodeRegion, isUniform } from "../core/pixels/images.js";
+import type { Rect, Size } from "../core/ground/geometry.js";
 import { barInsets, mergeInsets, NO_INSETS, parseBar } from "./system-bars.js";
 
 /** Model used when no source names the device; `configureAi({ target })` should then name it. */

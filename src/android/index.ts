@@ -7,8 +7,8 @@
  * await ai.expect(driver).toMatchScreenshot("cart-page", "the cart with 2 items; prices may differ");
  * ```
  */
-import { registerDefaultChannel } from "../core/config.js";
-import { createPlatformApi } from "../core/engine.js";
+import { registerDefaultChannel } from "../core/config/config.js";
+import { createPlatformApi } from "../core/engine/engine.js";
 import { envDefaultChannel } from "../providers/env.js";
 import { androidAdapter } from "./adapter.js";
 
@@ -33,6 +33,6 @@ export type {
   ScreenshotResult,
   ScrollOptions,
   ScrollDirection,
-} from "../core/options.js";
-export type { ScreenshotMatchers } from "../core/engine.js";
-export * from "../core/errors.js";
+} from "../core/engine/options.js";
+export type { ScreenshotMatchers } from "../core/engine/engine.js";
+export * from "../core/ground/errors.js";

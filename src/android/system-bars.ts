@@ -2,9 +2,9 @@
  * Android system bars as insets: which screen edge a bar sits on, from its frame.
  * Frames come from `mobile: getSystemBars` (window frames in display pixels).
  */
-import type { Insets } from "../core/device.js";
-import { nonNegative } from "../core/adapter-kit.js";
-import type { Rect, Size } from "../core/geometry.js";
+import type { Insets } from "../core/device/description.js";
+import { nonNegative } from "../appium/kit.js";
+import type { Rect, Size } from "../core/ground/geometry.js";
 
 /** One bar as `mobile: getSystemBars` reports it. */
 export interface BarFrame extends Rect {

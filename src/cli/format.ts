@@ -1,8 +1,8 @@
 /**
  * Plain-text output helpers: ages, tables, JSON. Text output goes through {@link printLines}
- * (control characters escaped, see src/core/printable.ts); JSON is written exact.
+ * (control characters escaped, see src/core/ground/printable.ts); JSON is written exact.
  */
-import { printable } from "../core/printable.js";
+import { printable } from "../core/ground/printable.js";
 
 /** `3d ago`, `5h ago`, `just now`: how long before `now` a time was. */
 export function age(time: Date | string, now = Date.now()): string {

@@ -26,8 +26,8 @@ import {
   parseSince,
   type CommonOptions,
 } from "./options.js";
-import type { Platform } from "../core/device.js";
-import { printable } from "../core/printable.js";
+import type { Platform } from "../core/device/description.js";
+import { printable } from "../core/ground/printable.js";
 
 function version(): string {
   // src/cli/main.ts and dist/cli/main.js both sit two folders below package.json.

@@ -3,8 +3,8 @@
  * previous value, modification time and last use. Invalid records are collected, not thrown.
  */
 import path from "node:path";
-import type { Platform } from "../core/device.js";
-import { PlatformSchema } from "../core/device.js";
+import type { Platform } from "../core/device/description.js";
+import { PlatformSchema } from "../core/device/description.js";
 import { FileStore } from "../core/store/file-store.js";
 import type { Store } from "../core/store/store.js";
 import {

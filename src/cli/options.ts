@@ -2,7 +2,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { InvalidArgumentError } from "commander";
-import { PlatformSchema, type Platform } from "../core/device.js";
+import { PlatformSchema, type Platform } from "../core/device/description.js";
 import { UsageError } from "./exit.js";
 
 /** Options every subcommand takes. */

@@ -1,5 +1,5 @@
 /** Filters shared by list, show and prune. */
-import type { Platform } from "../core/device.js";
+import type { Platform } from "../core/device/description.js";
 import type { StoreEntry } from "./model.js";
 
 /** Narrowing filters; each given one must match. */

@@ -5,7 +5,7 @@
  * screen (apps not built for the screen size, split view): deriving Y from such a window
  * is the offset bug peers hit (web-infra-dev/midscene#2683, appium/appium#16185).
  */
-import type { AdapterNote, Insets } from "../core/device.js";
+import type { AdapterNote, Insets } from "../core/device/description.js";
 import {
   capability,
   firstOf,
@@ -26,8 +26,8 @@ import {
   windowRect,
   type AppiumSession,
   type Reading,
-} from "../core/adapter-kit.js";
-import type { Size } from "../core/geometry.js";
+} from "../appium/kit.js";
+import type { Size } from "../core/ground/geometry.js";
 import { knownModelName, modelOfProductType, statusBarPointsOf } from "./models.js";
 
 /** Model used when no source names the device; `configureAi({ target })` should then name it. */

@@ -3,7 +3,7 @@
  * service from its `beforeTest` hook, Jest through the matcher context), and each unnamed call in
  * one test gets the next name: `cart-shows-two-items`, then `cart-shows-two-items-2`.
  */
-import { InputError } from "../core/errors.js";
+import { InputError } from "../core/ground/errors.js";
 import { suggestBaselineName } from "../core/store/keys.js";
 
 let runningTest: string | undefined;

@@ -4,9 +4,9 @@
  * `addAiCommands`), on every instance of a multiremote browser, and reports a tapshot failure as a
  * failed expectation in the runner's own message style.
  */
-import { InputError, TapshotError } from "../core/errors.js";
-import type { ScreenshotOptions, ScreenshotResult } from "../core/options.js";
-import { printable } from "../core/printable.js";
+import { InputError, TapshotError } from "../core/ground/errors.js";
+import type { ScreenshotOptions, ScreenshotResult } from "../core/engine/options.js";
+import { printable } from "../core/ground/printable.js";
 import { defaultBaselineName, runningTestTitle } from "./test-title.js";
 
 /** How failure messages read: Jest's `expect(received).matcher(expected)` hint, or expect-webdriverio's `Expect ... to ...`. */

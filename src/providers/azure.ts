@@ -1,8 +1,8 @@
 /** `azureOpenai()`: a channel to an Azure OpenAI deployment through the SDK's `AzureOpenAI` client. */
-import type { AiChannel } from "../core/contract.js";
-import { ConfigError } from "../core/errors.js";
+import type { AiChannel } from "../core/model/contract.js";
+import { ConfigError } from "../core/ground/errors.js";
 import { chatCompletionsChannel, loadOpenAi, type ChatCompletionsOptions } from "./chat-completions.js";
-import { registerSecret } from "../core/secrets.js";
+import { registerSecret } from "../core/ground/secrets.js";
 import { htmlGuardedFetch } from "./html-answer.js";
 import { checkProviderOptions, checkServerUrl, AzureOpenAiOptionsSchema } from "./validate.js";
 
@@ -56,7 +56,7 @@ export function azureOpenai(options: AzureOpenAiOptions = {}): AiChannel {
   checkServerUrl("azureOpenai", options.endpoint ? "endpoint" : "AZURE_OPENAI_ENDPOINT", endpoint);
   registerSecret(apiKey);
   const tokenProvider = options.azureADTokenProvider;
-  // Each token it fetches is redacted wherever tapshot prints or writes (src/core/secrets.ts).
+  // Each token it fetches is redacted wherever tapshot prints or writes (src/core/ground/secrets.ts).
   const azureADTokenProvider =
     tokenProvider &&
     (async () => {

@@ -15,8 +15,8 @@ import {
   type AiRequestOf,
   type AiRequestOptions,
   type Usage,
-} from "../core/contract.js";
-import { InputError } from "../core/errors.js";
+} from "../core/model/contract.js";
+import { InputError } from "../core/ground/errors.js";
 import type { Failure, ProviderIdentity } from "./failure.js";
 import { prepareImage, refinementRegion, type ImagePlan, type PreparedImage } from "./images.js";
 import type { RetryOptions } from "./options.js";

@@ -5,7 +5,7 @@
  * OpenAI-compatible server (vLLM, Ollama, LM Studio) and every Azure API version speaks it.
  */
 import type OpenAI from "openai";
-import type { AiChannel, AiKind } from "../core/contract.js";
+import type { AiChannel, AiKind } from "../core/model/contract.js";
 import { modelChannel, type ModelReply } from "./channel.js";
 import { providerError, type Failure, type ProviderIdentity } from "./failure.js";
 import { htmlAnswerIn, htmlFailure } from "./html-answer.js";

@@ -3,9 +3,9 @@
  * entries register {@link envDefaultChannel}. Errors name the variable to set and never
  * print a value.
  */
-import type { DefaultChannel } from "../core/config.js";
-import type { AiChannel } from "../core/contract.js";
-import { ConfigError } from "../core/errors.js";
+import type { DefaultChannel } from "../core/config/config.js";
+import type { AiChannel } from "../core/model/contract.js";
+import { ConfigError } from "../core/ground/errors.js";
 import { azureOpenai } from "./azure.js";
 import { COORDINATES, type Coordinates } from "./coordinates.js";
 import { gemini } from "./gemini.js";

@@ -1,10 +1,10 @@
 /**
  * Provider failures as tapshot errors: a ProviderError names the provider, the model and
  * the HTTP status, and never carries a key (every message is redacted against the
- * provider's secrets and common key shapes, src/core/secrets.ts). Aborts keep the caller's reason.
+ * provider's secrets and common key shapes, src/core/ground/secrets.ts). Aborts keep the caller's reason.
  */
-import { AbortedError, ConfigError, ProviderError, TapshotError, TimeoutError } from "../core/errors.js";
-import { redact } from "../core/secrets.js";
+import { AbortedError, ConfigError, ProviderError, TapshotError, TimeoutError } from "../core/ground/errors.js";
+import { redact } from "../core/ground/secrets.js";
 
 /** Who is failing, and what must never show up in a message. */
 export interface ProviderIdentity {

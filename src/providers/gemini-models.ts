@@ -5,8 +5,8 @@
  * (`gemini-flash-latest`). docs/providers.md shows the table; the Gemini double replicates it from the
  * sources (rig/model-doubles/gemini-rules.ts).
  */
-import type { AiKind } from "../core/contract.js";
-import { ConfigError } from "../core/errors.js";
+import type { AiKind } from "../core/model/contract.js";
+import { ConfigError } from "../core/ground/errors.js";
 
 /** A thinking level as tapshot's options name it. */
 export type ThinkingLevelName = "minimal" | "low" | "medium" | "high";

@@ -4,9 +4,9 @@
  * `responseJsonSchema`, boxes as `box_2d` = [ymin, xmin, ymax, xmax] normalised to 0-1000.
  */
 import type { GoogleGenAI, MediaResolution } from "@google/genai";
-import type { AiChannel, AiKind } from "../core/contract.js";
-import { ConfigError } from "../core/errors.js";
-import { registerSecret } from "../core/secrets.js";
+import type { AiChannel, AiKind } from "../core/model/contract.js";
+import { ConfigError } from "../core/ground/errors.js";
+import { registerSecret } from "../core/ground/secrets.js";
 import { modelChannel, type ModelReply } from "./channel.js";
 import { providerError, type Failure, type ProviderIdentity } from "./failure.js";
 import { htmlAnswerIn, htmlFailure, htmlGuardedFetch } from "./html-answer.js";

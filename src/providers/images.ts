@@ -3,8 +3,8 @@
  * remembered with the region of the request's image they show, so that boxes the model
  * gives in the sent image map back exactly to the pixels of the image tapshot sent.
  */
-import type { AiImage, Box } from "../core/contract.js";
-import { loadSharp } from "../core/sharp.js";
+import type { AiImage, Box } from "../core/model/contract.js";
+import { loadSharp } from "../core/pixels/sharp.js";
 import type { ImageOptions } from "./options.js";
 
 /** The image bytes one request part carries. */

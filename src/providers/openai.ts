@@ -2,10 +2,10 @@
  * `openai()`: a channel to OpenAI, or through `baseURL` to any OpenAI-compatible server
  * (vLLM, Ollama, LM Studio) serving a vision model.
  */
-import type { AiChannel } from "../core/contract.js";
-import { ConfigError } from "../core/errors.js";
+import type { AiChannel } from "../core/model/contract.js";
+import { ConfigError } from "../core/ground/errors.js";
 import { chatCompletionsChannel, loadOpenAi, type ChatCompletionsOptions } from "./chat-completions.js";
-import { registerSecret } from "../core/secrets.js";
+import { registerSecret } from "../core/ground/secrets.js";
 import { htmlGuardedFetch } from "./html-answer.js";
 import { checkProviderOptions, checkServerUrl, OpenAiOptionsSchema } from "./validate.js";
 

@@ -5,7 +5,7 @@
  * tagged block, escaped so it can never close the block: models and the wire doubles
  * both read it from there.
  */
-import type { AiKind } from "../core/contract.js";
+import type { AiKind } from "../core/model/contract.js";
 import type { PreparedImage } from "./images.js";
 import { describeBoxes, type BoxConvention } from "./wire.js";
 

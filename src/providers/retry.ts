@@ -2,8 +2,8 @@
  * Retries with exponential backoff and jitter, inside the call's deadline: the signal
  * ends the wait as well as the request, so a retry never outlives the tapshot call.
  */
-import { sleep } from "../core/deadline.js";
-import { TapshotError } from "../core/errors.js";
+import { sleep } from "../core/ground/deadline.js";
+import { TapshotError } from "../core/ground/errors.js";
 import { abortedError, failureError, type Failure, type ProviderIdentity } from "./failure.js";
 import type { RetryOptions } from "./options.js";
 

@@ -3,9 +3,9 @@
  * names the provider and the option, before any request is made.
  */
 import { z } from "zod";
-import { describeZodError } from "../core/contract.js";
-import { ConfigError } from "../core/errors.js";
-import { hasUserinfo, redact } from "../core/secrets.js";
+import { describeZodError } from "../core/model/contract.js";
+import { ConfigError } from "../core/ground/errors.js";
+import { hasUserinfo, redact } from "../core/ground/secrets.js";
 import { COORDINATES } from "./coordinates.js";
 
 const text = z.string().min(1, "must not be empty");

@@ -5,8 +5,8 @@
  * AiAnswerError naming the kind and the zod issue, never a guess.
  */
 import { z } from "zod";
-import { describeZodError, type AiKind, type Box, type Usage } from "../core/contract.js";
-import { AiAnswerError } from "../core/errors.js";
+import { describeZodError, type AiKind, type Box, type Usage } from "../core/model/contract.js";
+import { AiAnswerError } from "../core/ground/errors.js";
 import type { PreparedImage } from "./images.js";
 
 /**

@@ -2,7 +2,7 @@
  * `tapshot/runner`: how a test runner or device farm plugs into tapshot: the model
  * request channel, storage, the run's target device, logging and artifacts.
  */
-import { setConfig, resetConfig, type AiConfig } from "../core/config.js";
+import { setConfig, resetConfig, type AiConfig } from "../core/config/config.js";
 
 /**
  * Configure tapshot for this process. Each given option replaces the current one;
@@ -22,7 +22,7 @@ export function resetAi(): void {
   resetConfig();
 }
 
-export type { AiConfig, Mode } from "../core/config.js";
+export type { AiConfig, Mode } from "../core/config/config.js";
 export type {
   AiChannel,
   AiRequest,
@@ -42,12 +42,12 @@ export type {
   CompareRequest,
   CompareAnswer,
   Reference,
-} from "../core/contract.js";
-export { parseAnswer, answerSchemas } from "../core/contract.js";
-export type { LogEntry, Outcome } from "../core/log.js";
-export type { Artifact, ArtifactReporter } from "../core/artifacts.js";
-export type { Target, OsVersionKey, DeviceDescription, Platform, Insets, Point } from "../core/device.js";
+} from "../core/model/contract.js";
+export { parseAnswer, answerSchemas } from "../core/model/contract.js";
+export type { LogEntry, Outcome } from "../core/ground/log.js";
+export type { Artifact, ArtifactReporter } from "../core/ground/artifacts.js";
+export type { Target, OsVersionKey, DeviceDescription, Platform, Insets, Point } from "../core/device/description.js";
 export type { Store, Release, WriteOptions, LockOptions } from "../core/store/store.js";
 export { layeredStore, LayeredStore, type LayeredStoreOptions } from "../core/store/layered-store.js";
 export { FileStore } from "../core/store/file-store.js";
-export * from "../core/errors.js";
+export * from "../core/ground/errors.js";

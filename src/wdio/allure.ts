@@ -3,8 +3,8 @@
  * (expected, actual, diff, composite) becomes an attachment of the running test, and each heal a
  * step with Allure's `broken` status, its warning colour, so it is reviewed rather than hidden.
  */
-import type { ArtifactReporter } from "../core/artifacts.js";
-import { HEALED_MESSAGE } from "../core/log.js";
+import type { ArtifactReporter } from "../core/ground/artifacts.js";
+import { HEALED_MESSAGE } from "../core/ground/log.js";
 import type { CommandResult } from "./commands.js";
 
 /** The two calls of `@wdio/allure-reporter`'s runtime API that tapshot uses. */

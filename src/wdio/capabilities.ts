@@ -4,8 +4,8 @@
  * on Android, the model from the device, so only a farm's name for an iOS-style device whose
  * capabilities carry no model of their own becomes the target's `model`.
  */
-import { capability, text } from "../core/adapter-kit.js";
-import type { Target } from "../core/device.js";
+import { capability, text } from "../appium/kit.js";
+import type { Target } from "../core/device/description.js";
 
 /**
  * Where farms name the device they allocated, in the session's returned capabilities:

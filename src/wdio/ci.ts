@@ -1,5 +1,5 @@
 /** The mode the service sets: replay on CI (no model, no key), unless the options or TAPSHOT_MODE say otherwise. */
-import type { Mode } from "../core/config.js";
+import type { Mode } from "../core/config/config.js";
 
 /** Whether `CI` says this is a CI run (`CI=true`, `CI=1`; not empty, `0` or `false`). */
 export function isCi(env: NodeJS.ProcessEnv): boolean {

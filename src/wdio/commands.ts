@@ -4,8 +4,8 @@
  * gets them from {@link addAiCommands}. On a multiremote browser each instance gets them, and the
  * browser's own commands run them on every instance.
  */
-import type { PlatformApi } from "../core/engine.js";
-import type { ScreenshotOptions, ScreenshotResult, TapOptions, TapResult } from "../core/options.js";
+import type { PlatformApi } from "../core/engine/engine.js";
+import type { ScreenshotOptions, ScreenshotResult, TapOptions, TapResult } from "../core/engine/options.js";
 import { adapterFor, platformApiOf, type AdapterChoice } from "./platform-api.js";
 
 /** One finished command, for reporters (heals become an Allure warning step). */

@@ -14,7 +14,7 @@
  * ```
  */
 import "./types.js";
-import { registerDefaultChannel } from "../core/config.js";
+import { registerDefaultChannel } from "../core/config/config.js";
 import { envDefaultChannel } from "../providers/env.js";
 
 registerDefaultChannel(envDefaultChannel());
@@ -41,5 +41,5 @@ export type {
   ScreenshotResult,
   ScrollOptions,
   ScrollDirection,
-} from "../core/options.js";
-export * from "../core/errors.js";
+} from "../core/engine/options.js";
+export * from "../core/ground/errors.js";

@@ -3,10 +3,10 @@
  * Android or iOS adapter by the session's `platformName`. One platform API per adapter, so the
  * engine keeps one device session per driver (docs/design.md section 2).
  */
-import { textCapability } from "../core/adapter-kit.js";
-import type { DeviceAdapter } from "../core/device.js";
-import { createPlatformApi, type PlatformApi } from "../core/engine.js";
-import { DeviceError } from "../core/errors.js";
+import { textCapability } from "../appium/kit.js";
+import type { DeviceAdapter } from "../core/device/description.js";
+import { createPlatformApi, type PlatformApi } from "../core/engine/engine.js";
+import { DeviceError } from "../core/ground/errors.js";
 import { androidAdapter } from "../android/adapter.js";
 import { iosAdapter } from "../ios/adapter.js";
 

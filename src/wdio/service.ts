@@ -5,11 +5,11 @@
  * each worker, and adds the commands and matchers to each session in `before`.
  */
 import { z } from "zod";
-import { fileReporter } from "../core/artifacts.js";
-import { checkConfig, resolveResultsDir, type AiConfig } from "../core/config.js";
-import { describeZodError } from "../core/contract.js";
-import { TargetSchema, type DeviceAdapter, type Target } from "../core/device.js";
-import { ConfigError } from "../core/errors.js";
+import { fileReporter } from "../core/ground/artifacts.js";
+import { checkConfig, resolveResultsDir, type AiConfig } from "../core/config/config.js";
+import { describeZodError } from "../core/model/contract.js";
+import { TargetSchema, type DeviceAdapter, type Target } from "../core/device/description.js";
+import { ConfigError } from "../core/ground/errors.js";
 import { configureAi } from "../runner/index.js";
 import { aiMatchers } from "../matchers/to-match-ai-screenshot.js";
 import { setRunningTest } from "../matchers/test-title.js";

@@ -3,7 +3,7 @@
  * (the usual `declare global` augmentations), so `browser.aiTap` and
  * `expect(browser).toMatchAiScreenshot` type-check in test files.
  */
-import type { ScreenshotOptions, ScreenshotResult, TapOptions, TapResult } from "../core/options.js";
+import type { ScreenshotOptions, ScreenshotResult, TapOptions, TapResult } from "../core/engine/options.js";
 
 /** `toMatchAiScreenshot`'s arguments: an optional baseline name (default: from the test title), the prompt, options. */
 export interface AiScreenshotMatcher<R> {

@@ -4,9 +4,9 @@
  */
 import type { Browser } from "webdriverio";
 import { androidAdapter } from "../../src/android/adapter.js";
-import type { AppiumSession } from "../../src/core/adapter-kit.js";
-import { applyTarget, type DeviceDescription } from "../../src/core/device.js";
-import { DeviceError } from "../../src/core/errors.js";
+import type { AppiumSession } from "../../src/appium/kit.js";
+import { applyTarget, type DeviceDescription } from "../../src/core/device/description.js";
+import { DeviceError } from "../../src/core/ground/errors.js";
 import {
   AppiumDriverDouble,
   espressoScript,

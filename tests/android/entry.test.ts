@@ -6,7 +6,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import * as ai from "../../src/android/index.js";
-import type { LogEntry } from "../../src/core/log.js";
+import type { LogEntry } from "../../src/core/ground/log.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { AppiumDriverDouble, uiautomator2Script } from "../support/appium-driver-double.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";

@@ -4,8 +4,8 @@
  * named by their AVD profile, never by the image's generic model or the adb serial.
  */
 import { androidAdapter } from "../../src/android/adapter.js";
-import { applyTarget, type DescribedDevice } from "../../src/core/device.js";
-import { DeviceError } from "../../src/core/errors.js";
+import { applyTarget, type DescribedDevice } from "../../src/core/device/description.js";
+import { DeviceError } from "../../src/core/ground/errors.js";
 import { deviceSlugs } from "../../src/core/store/keys.js";
 import {
   AppiumDriverDouble,

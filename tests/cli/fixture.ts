@@ -9,8 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { configureAi, resetAi } from "../../src/runner/index.js";
-import { createPlatformApi } from "../../src/core/engine.js";
-import { fileReporter, recordCall, RUN_ID } from "../../src/core/artifacts.js";
+import { createPlatformApi } from "../../src/core/engine/engine.js";
+import { fileReporter, recordCall, RUN_ID } from "../../src/core/ground/artifacts.js";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { baselineKey, deviceSlug, tapKey } from "../../src/core/store/keys.js";
 import {
@@ -21,8 +21,8 @@ import {
   type BaselineRecord,
   type TapRecord,
 } from "../../src/core/store/records.js";
-import { compare, cropPng, decode, sideBySide } from "../../src/core/images.js";
-import type { DeviceDescription } from "../../src/core/device.js";
+import { compare, cropPng, decode, sideBySide } from "../../src/core/pixels/images.js";
+import type { DeviceDescription } from "../../src/core/device/description.js";
 import { FakeDevice, fakeAdapter, fakeDriver, render, type FakeScene } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
 

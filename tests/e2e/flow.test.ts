@@ -6,9 +6,9 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LogEntry } from "../../src/core/log.js";
+import type { LogEntry } from "../../src/core/ground/log.js";
 import { BaselineRecordSchema, TapRecordSchema } from "../../src/core/store/records.js";
-import { A11Y_MODEL } from "../../src/core/tap.js";
+import { A11Y_MODEL } from "../../src/core/flows/tap/tap-kind.js";
 import { gemini } from "../../src/providers/index.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";

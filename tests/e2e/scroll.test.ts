@@ -7,7 +7,7 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LogEntry } from "../../src/core/log.js";
+import type { LogEntry } from "../../src/core/ground/log.js";
 import { TapRecordSchema, type TapRecord } from "../../src/core/store/records.js";
 import { gemini } from "../../src/providers/index.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";

@@ -6,10 +6,10 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { AiAnswer, AiChannel, AiRequest } from "../../src/core/contract.js";
-import { createPlatformApi } from "../../src/core/engine.js";
-import { TimeoutError } from "../../src/core/errors.js";
-import type { LogEntry } from "../../src/core/log.js";
+import type { AiAnswer, AiChannel, AiRequest } from "../../src/core/model/contract.js";
+import { createPlatformApi } from "../../src/core/engine/engine.js";
+import { TimeoutError } from "../../src/core/ground/errors.js";
+import type { LogEntry } from "../../src/core/ground/log.js";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { checkoutScene, FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";

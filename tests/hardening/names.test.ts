@@ -6,7 +6,7 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createPlatformApi } from "../../src/core/engine.js";
+import { createPlatformApi } from "../../src/core/engine/engine.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";

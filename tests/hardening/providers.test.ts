@@ -5,7 +5,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { AiChannel } from "../../src/core/contract.js";
+import type { AiChannel } from "../../src/core/model/contract.js";
 import { azureOpenai, gemini, openai } from "../../src/providers/index.js";
 import { noAbort, phoneScreen } from "../providers/fixtures.js";
 

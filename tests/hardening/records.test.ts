@@ -6,7 +6,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { createPlatformApi } from "../../src/core/engine.js";
+import { createPlatformApi } from "../../src/core/engine/engine.js";
 import { sha256 } from "../../src/core/store/records.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { checkoutScene, FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import sharp from "sharp";
-import { consoleLogger, formatLogLine, HEALED_MESSAGE, type LogEntry } from "../../src/core/log.js";
+import { consoleLogger, formatLogLine, HEALED_MESSAGE, type LogEntry } from "../../src/core/ground/log.js";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { tapKey } from "../../src/core/store/keys.js";
 import { createRecord, FORMAT, sha256, type TapRecord } from "../../src/core/store/records.js";

@@ -5,10 +5,10 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { AiChannel } from "../../src/core/contract.js";
-import { createPlatformApi } from "../../src/core/engine.js";
-import type { LogEntry } from "../../src/core/log.js";
-import { redact } from "../../src/core/secrets.js";
+import type { AiChannel } from "../../src/core/model/contract.js";
+import { createPlatformApi } from "../../src/core/engine/engine.js";
+import type { LogEntry } from "../../src/core/ground/log.js";
+import { redact } from "../../src/core/ground/secrets.js";
 import { azureOpenai, gemini, openai } from "../../src/providers/index.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { FileStore } from "../../src/core/store/file-store.js";
-import { StoreError } from "../../src/core/errors.js";
+import { StoreError } from "../../src/core/ground/errors.js";
 import { createRecord, sha256, FORMAT, type BaselineRecord } from "../../src/core/store/records.js";
 import { readStoreModel } from "../../src/cli/model.js";
 import { runPrune } from "../../src/cli/prune.js";

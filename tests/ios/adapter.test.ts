@@ -3,8 +3,8 @@
  * appium-xcuitest-driver / WebDriverAgent (shapes and their sources: tests/support/appium-driver-double.ts).
  */
 import { iosAdapter } from "../../src/ios/adapter.js";
-import { applyTarget, type DeviceDescription } from "../../src/core/device.js";
-import { DeviceError } from "../../src/core/errors.js";
+import { applyTarget, type DeviceDescription } from "../../src/core/device/description.js";
+import { DeviceError } from "../../src/core/ground/errors.js";
 import {
   AppiumDriverDouble,
   uiautomator2Script,

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import * as ai from "../../src/ios/index.js";
-import type { LogEntry } from "../../src/core/log.js";
+import type { LogEntry } from "../../src/core/ground/log.js";
 import { promptHash } from "../../src/core/store/keys.js";
 import { sha256 } from "../../src/core/store/records.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";

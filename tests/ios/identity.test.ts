@@ -5,7 +5,7 @@
  */
 import { iosAdapter } from "../../src/ios/adapter.js";
 import { knownModelName, modelOfProductType } from "../../src/ios/models.js";
-import type { DescribedDevice, OsVersionKey, Target } from "../../src/core/device.js";
+import type { DescribedDevice, OsVersionKey, Target } from "../../src/core/device/description.js";
 import { deviceSlugs } from "../../src/core/store/keys.js";
 import { AppiumDriverDouble, xcuitestScript, type IosProfile } from "../support/appium-driver-double.js";
 

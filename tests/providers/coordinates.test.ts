@@ -4,8 +4,8 @@
  * 28-multiple resize, Qwen3-VL and UI-TARS v1 in 0-1000; and the refinement pass, whose answer
  * may come in the crop's frame (as asked) or the screenshot's.
  */
-import type { AiImage, Box } from "../../src/core/contract.js";
-import { AiAnswerError, ConfigError } from "../../src/core/errors.js";
+import type { AiImage, Box } from "../../src/core/model/contract.js";
+import { AiAnswerError, ConfigError } from "../../src/core/ground/errors.js";
 import { openai } from "../../src/providers/index.js";
 import { startOpenAiDouble, type OpenAiDoubleOptions, type WireDouble } from "../../rig/model-doubles/index.js";
 import { qwenResize } from "../../rig/model-doubles/frames.js";

@@ -1,4 +1,4 @@
-import { ConfigError } from "../../src/core/errors.js";
+import { ConfigError } from "../../src/core/ground/errors.js";
 import { channelFromEnv } from "../../src/providers/index.js";
 import { startGeminiDouble, startOpenAiDouble } from "../../rig/model-doubles/index.js";
 import { checkoutKnowledge, noAbort, phoneScreen } from "./fixtures.js";

@@ -1,6 +1,6 @@
 /** Screens and helpers shared by the provider tests. */
 import sharp from "sharp";
-import type { AiImage, Box } from "../../src/core/contract.js";
+import type { AiImage, Box } from "../../src/core/model/contract.js";
 import type { Knowledge } from "../../rig/model-doubles/index.js";
 
 /** A phone-sized screen (1179x2556, like a 393x852 @3 viewport) with a few coloured elements, as PNG. */

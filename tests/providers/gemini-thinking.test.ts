@@ -2,8 +2,8 @@
  * Thinking settings per Gemini model family, against the strict Gemini double, which refuses
  * with HTTP 400 what the real API refuses (rig/model-doubles/gemini-rules.ts).
  */
-import type { AiImage } from "../../src/core/contract.js";
-import { ConfigError, ProviderError } from "../../src/core/errors.js";
+import type { AiImage } from "../../src/core/model/contract.js";
+import { ConfigError, ProviderError } from "../../src/core/ground/errors.js";
 import { gemini } from "../../src/providers/index.js";
 import { geminiFamily } from "../../src/providers/gemini-models.js";
 import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";

@@ -1,8 +1,8 @@
 import { inspect } from "node:util";
 import sharp from "sharp";
-import { parseAnswer, type AiImage } from "../../src/core/contract.js";
-import { Deadline } from "../../src/core/deadline.js";
-import { AbortedError, AiAnswerError, ProviderError, TimeoutError } from "../../src/core/errors.js";
+import { parseAnswer, type AiImage } from "../../src/core/model/contract.js";
+import { Deadline } from "../../src/core/ground/deadline.js";
+import { AbortedError, AiAnswerError, ProviderError, TimeoutError } from "../../src/core/ground/errors.js";
 import { gemini } from "../../src/providers/index.js";
 import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
 import { CHECKOUT, checkoutKnowledge, expectBoxNear, fastRetry, noAbort, phoneScreen } from "./fixtures.js";

@@ -4,9 +4,9 @@
  * buttons, a duplicated label, small text.
  */
 import sharp from "sharp";
-import type { AiImage, AiRequest, Box, LocateAnswer } from "../../src/core/contract.js";
-import { parseAnswer } from "../../src/core/contract.js";
-import { ConfigError, InputError } from "../../src/core/errors.js";
+import type { AiImage, AiRequest, Box, LocateAnswer } from "../../src/core/model/contract.js";
+import { parseAnswer } from "../../src/core/model/contract.js";
+import { ConfigError, InputError } from "../../src/core/ground/errors.js";
 import { loadOcrEngine, resolveOptional } from "../../src/providers/ocr/engine.js";
 import { OCR_MODEL, ocr } from "../../src/providers/ocr/index.js";
 import { SCRIPTED_MODEL, ScriptedChannel } from "../support/scripted-channel.js";

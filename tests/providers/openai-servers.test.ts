@@ -3,8 +3,8 @@
  * which refuses or mishandles what the real server does (rig/model-doubles/openai-rules.ts):
  * Azure API versions per deployment and its unsupported schema keywords, and image types per server.
  */
-import type { AiImage, Box } from "../../src/core/contract.js";
-import { ConfigError, ProviderError } from "../../src/core/errors.js";
+import type { AiImage, Box } from "../../src/core/model/contract.js";
+import { ConfigError, ProviderError } from "../../src/core/ground/errors.js";
 import { azureOpenai, openai } from "../../src/providers/index.js";
 import { startOpenAiDouble, type OpenAiDoubleOptions, type WireDouble } from "../../rig/model-doubles/index.js";
 import { CHECKOUT, checkoutKnowledge, expectBoxNear, fastRetry, noAbort, phoneScreen } from "./fixtures.js";

@@ -1,7 +1,7 @@
 import { inspect } from "node:util";
-import { parseAnswer, type AiImage, type Box } from "../../src/core/contract.js";
-import { Deadline } from "../../src/core/deadline.js";
-import { AbortedError, AiAnswerError, ConfigError, ProviderError, TimeoutError } from "../../src/core/errors.js";
+import { parseAnswer, type AiImage, type Box } from "../../src/core/model/contract.js";
+import { Deadline } from "../../src/core/ground/deadline.js";
+import { AbortedError, AiAnswerError, ConfigError, ProviderError, TimeoutError } from "../../src/core/ground/errors.js";
 import { azureOpenai, openai } from "../../src/providers/index.js";
 import { startOpenAiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
 import { CHECKOUT, checkoutKnowledge, expectBoxNear, fastRetry, noAbort, phoneScreen } from "./fixtures.js";

@@ -1,6 +1,6 @@
 import { azureOpenai, gemini, openai } from "../../src/providers/index.js";
-import { AiAnswerError, ConfigError } from "../../src/core/errors.js";
-import { redact } from "../../src/core/secrets.js";
+import { AiAnswerError, ConfigError } from "../../src/core/ground/errors.js";
+import { redact } from "../../src/core/ground/secrets.js";
 import { refinementRegion, type PreparedImage } from "../../src/providers/images.js";
 import { escapeText, unescapeText, userParts } from "../../src/providers/prompts.js";
 import { backoffMs } from "../../src/providers/retry.js";

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
-import { ConfigError, StoreError } from "../../src/core/errors.js";
-import { redact } from "../../src/core/secrets.js";
+import { ConfigError, StoreError } from "../../src/core/ground/errors.js";
+import { redact } from "../../src/core/ground/secrets.js";
 import { readRecord, replaceRecord, TapRecordSchema } from "../../src/core/store/records.js";
 import { s3Store } from "../../src/core/store/s3-store.js";
 import { tapKey } from "../../src/core/store/keys.js";

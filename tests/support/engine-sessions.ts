@@ -9,7 +9,7 @@ import type {
   DeviceSession,
   Point,
   Swipe,
-} from "../../src/core/device.js";
+} from "../../src/core/device/description.js";
 
 export function engineSessions(adapter: DeviceAdapter) {
   const sessions = new WeakMap<object, DeviceSession>();

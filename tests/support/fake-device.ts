@@ -4,8 +4,8 @@
  * scene. The adapter double drives it exactly as a platform adapter drives Appium.
  */
 import sharp from "sharp";
-import type { DeviceAdapter, DeviceDescription, DeviceSession, Point } from "../../src/core/device.js";
-import { DeviceError } from "../../src/core/errors.js";
+import type { DeviceAdapter, DeviceDescription, DeviceSession, Point } from "../../src/core/device/description.js";
+import { DeviceError } from "../../src/core/ground/errors.js";
 
 export interface FakeElement {
   id: string;

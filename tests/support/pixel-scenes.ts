@@ -5,8 +5,8 @@
  */
 import pixelmatch from "pixelmatch";
 import sharp from "sharp";
-import type { RawImage } from "../../src/core/images.js";
-import type { Rect } from "../../src/core/geometry.js";
+import type { RawImage } from "../../src/core/pixels/images.js";
+import type { Rect } from "../../src/core/ground/geometry.js";
 
 export const W = 97;
 export const H = 83;

@@ -4,8 +4,8 @@
  * screenshot's PNG file, the device description as JSON. Started by tests/unit/lazy-sharp.test.ts.
  */
 import { readFileSync } from "node:fs";
-import type { DeviceDescription } from "../../src/core/device.js";
-import { createPlatformApi } from "../../src/core/engine.js";
+import type { DeviceDescription } from "../../src/core/device/description.js";
+import { createPlatformApi } from "../../src/core/engine/engine.js";
 import { configureAi } from "../../src/runner/index.js";
 
 const [storageDir, pngFile, deviceJson] = process.argv.slice(2);

@@ -1,7 +1,7 @@
 /**
  * The scripted channel (rig/scripted-channel.ts) and scripts for the device double of the unit tests.
  */
-import type { AiAnswers } from "../../src/core/contract.js";
+import type { AiAnswers } from "../../src/core/model/contract.js";
 import { SCRIPTED_MODEL, type AiRequestOf } from "../../rig/scripted-channel.js";
 import type { FakeDevice } from "./fake-device.js";
 

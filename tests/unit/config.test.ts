@@ -2,9 +2,9 @@ import { jest } from "@jest/globals";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { noChannelMessage, registerDefaultChannel, resolveConfig } from "../../src/core/config.js";
+import { noChannelMessage, registerDefaultChannel, resolveConfig } from "../../src/core/config/config.js";
 import { envDefaultChannel } from "../../src/providers/env.js";
-import { consoleLogger, type LogEntry } from "../../src/core/log.js";
+import { consoleLogger, type LogEntry } from "../../src/core/ground/log.js";
 import { ConfigError, FileStore, configureAi, resetAi, type Store } from "../../src/runner/index.js";
 import { ScriptedChannel } from "../support/scripted-channel.js";
 

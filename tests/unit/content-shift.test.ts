@@ -4,8 +4,8 @@
  * removed block pulling it up, and the changes that must not read as a shift.
  */
 import sharp from "sharp";
-import { describeContentShift, estimateContentShift } from "../../src/core/heal/content-shift.js";
-import { decode, type RawImage } from "../../src/core/images.js";
+import { describeContentShift, estimateContentShift } from "../../src/core/pixels/content-shift.js";
+import { decode, type RawImage } from "../../src/core/pixels/images.js";
 
 const WIDTH = 360;
 const HEIGHT = 800;

@@ -7,9 +7,9 @@ import {
   type AiChannel,
   type AiImage,
   type AiKind,
-} from "../../src/core/contract.js";
-import { AiAnswerError, TapshotError } from "../../src/core/errors.js";
-import { toAiImage } from "../../src/core/call.js";
+} from "../../src/core/model/contract.js";
+import { AiAnswerError, TapshotError } from "../../src/core/ground/errors.js";
+import { toAiImage } from "../../src/core/run/call.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
 
 let screen: AiImage;

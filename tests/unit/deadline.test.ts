@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
-import { Deadline, sleep, untilAborted } from "../../src/core/deadline.js";
-import { AbortedError, TimeoutError } from "../../src/core/errors.js";
+import { Deadline, sleep, untilAborted } from "../../src/core/ground/deadline.js";
+import { AbortedError, TimeoutError } from "../../src/core/ground/errors.js";
 
 describe("sleep", () => {
   test("resolves after the time", async () => {

@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { FileStore } from "../../src/core/store/file-store.js";
-import { TimeoutError } from "../../src/core/errors.js";
+import { TimeoutError } from "../../src/core/ground/errors.js";
 import { identify, makeValue } from "../support/store-workers/values.js";
 import { startWorker } from "../support/store-workers/spawn.js";
 

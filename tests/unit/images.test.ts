@@ -15,7 +15,7 @@ import {
   sideBySide,
   toRect,
   type RawImage,
-} from "../../src/core/images.js";
+} from "../../src/core/pixels/images.js";
 
 /** A PNG of seeded noise: every pixel differs from its neighbours, so crops and offsets show. */
 function noisePng(width: number, height: number, seed = 1): Buffer {

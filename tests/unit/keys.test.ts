@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { DeviceDescription } from "../../src/core/device.js";
+import type { DeviceDescription } from "../../src/core/device/description.js";
 import {
   baselineNameProblem,
   baselineFolder,

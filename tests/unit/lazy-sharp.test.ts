@@ -1,5 +1,5 @@
 /**
- * sharp (libvips) loads on first use (src/core/sharp.ts): a process that only replays stored taps
+ * sharp (libvips) loads on first use (src/core/pixels/sharp.ts): a process that only replays stored taps
  * decodes the screenshot's rows and the stored crop with the row decoder and never maps libvips,
  * which would add its library and thread pool to the process's memory.
  */
@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import sharp from "sharp";
-import { createPlatformApi } from "../../src/core/engine.js";
+import { createPlatformApi } from "../../src/core/engine/engine.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { SCRIPTED_MODEL, ScriptedChannel } from "../support/scripted-channel.js";
 // The benchmarks' iPhone 15 cart screenshot, its device description and its buttons' boxes.

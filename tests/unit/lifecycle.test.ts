@@ -1,5 +1,5 @@
 /**
- * The stored-value lifecycle (src/core/lifecycle.ts) under concurrency, once for each kind
+ * The stored-value lifecycle (src/core/run/lifecycle.ts) under concurrency, once for each kind
  * through the shared code: parallel learners, parallel healers, and a heal racing a learn.
  * Real PNG screens from FakeDevice, real file locks, a scripted channel that is no model.
  */
@@ -7,9 +7,9 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { z } from "zod";
-import type { AiKind } from "../../src/core/contract.js";
-import { createPlatformApi } from "../../src/core/engine.js";
-import type { LogEntry } from "../../src/core/log.js";
+import type { AiKind } from "../../src/core/model/contract.js";
+import { createPlatformApi } from "../../src/core/engine/engine.js";
+import type { LogEntry } from "../../src/core/ground/log.js";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { BaselineRecordSchema, reviewOf, sha256, TapRecordSchema } from "../../src/core/store/records.js";
 import { acceptValue, revertValue } from "../../src/cli/review/actions.js";

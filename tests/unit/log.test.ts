@@ -1,5 +1,5 @@
 import { jest } from "@jest/globals";
-import { HEALED_MESSAGE, consoleLogger, formatLogLine, type LogEntry } from "../../src/core/log.js";
+import { HEALED_MESSAGE, consoleLogger, formatLogLine, type LogEntry } from "../../src/core/ground/log.js";
 
 const tap: LogEntry = {
   api: "tap",

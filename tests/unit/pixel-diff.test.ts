@@ -1,12 +1,12 @@
 /**
- * The band-wise, copy-free counter (src/core/pixel-diff.ts) gives pixelmatch's count on the same
+ * The band-wise, copy-free counter (src/core/pixels/pixel-diff.ts) gives pixelmatch's count on the same
  * pair with the masks painted into copies, as `compare` did before it: for anti-aliased shapes
  * shifted by a pixel and by half a pixel, across band edges, with transparent pixels and with
  * masks of every shape. An early stop gives the same verdict as the full count.
  */
-import { countDiffPixels, DiffCounter } from "../../src/core/pixel-diff.js";
-import { compare, type RawImage } from "../../src/core/images.js";
-import type { Rect } from "../../src/core/geometry.js";
+import { countDiffPixels, DiffCounter } from "../../src/core/pixels/pixel-diff.js";
+import { compare, type RawImage } from "../../src/core/pixels/images.js";
+import type { Rect } from "../../src/core/ground/geometry.js";
 import { H, MASKS, PAIRS, reference, scene, W } from "../support/pixel-scenes.js";
 
 describe("countDiffPixels equals pixelmatch on painted copies", () => {

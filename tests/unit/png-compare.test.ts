@@ -1,5 +1,5 @@
 /**
- * Comparing two PNGs row by row (src/core/png-compare.ts) gives pixelmatch's count on the decoded
+ * Comparing two PNGs row by row (src/core/pixels/png-compare.ts) gives pixelmatch's count on the decoded
  * pair with the masks painted into copies, whichever encoders made the PNGs: one encoder for both
  * (equal rows skipped undecoded, differing ones unfiltered from a restart row above), or two that
  * filter differently (rows unfiltered in both, until many equal rows filtered otherwise show two
@@ -8,9 +8,9 @@
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
 import { PNG } from "pngjs";
-import { comparePngRows } from "../../src/core/png-compare.js";
-import { comparePng, type RawImage } from "../../src/core/images.js";
-import type { Rect } from "../../src/core/geometry.js";
+import { comparePngRows } from "../../src/core/pixels/png-compare.js";
+import { comparePng, type RawImage } from "../../src/core/pixels/images.js";
+import type { Rect } from "../../src/core/ground/geometry.js";
 import { MASKS, PAIRS, reference } from "../support/pixel-scenes.js";
 
 /** How a PNG is written: pngjs with one filter for every row (-1: pngjs picks per row), or libvips. */

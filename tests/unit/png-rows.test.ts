@@ -1,9 +1,9 @@
 import sharp from "sharp";
 import { PNG } from "pngjs";
-import { decode, decodeRegion } from "../../src/core/images.js";
+import { decode, decodeRegion } from "../../src/core/pixels/images.js";
 import { createInflate, crc32, deflateSync, inflateSync } from "node:zlib";
-import { decodePngRect, InflatedRows, pngLayout, zlibInternals } from "../../src/core/png-rows.js";
-import type { Rect } from "../../src/core/geometry.js";
+import { decodePngRect, InflatedRows, pngLayout, zlibInternals } from "../../src/core/pixels/png-rows.js";
+import type { Rect } from "../../src/core/ground/geometry.js";
 
 const WIDTH = 37;
 const HEIGHT = 61;

@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { StoreError } from "../../src/core/errors.js";
+import { StoreError } from "../../src/core/ground/errors.js";
 import { FileStore } from "../../src/core/store/file-store.js";
 import {
   BaselineRecordSchema,
@@ -17,7 +17,7 @@ import {
   type BaselineRecord,
   type TapRecord,
 } from "../../src/core/store/records.js";
-import type { DeviceDescription } from "../../src/core/device.js";
+import type { DeviceDescription } from "../../src/core/device/description.js";
 
 let dir: string;
 let store: FileStore;

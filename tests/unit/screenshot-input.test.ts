@@ -3,12 +3,12 @@
  * rule, and the mask helpers on real decoded pixels.
  */
 import * as android from "../../src/android/index.js";
-import { createPlatformApi } from "../../src/core/engine.js";
+import { createPlatformApi } from "../../src/core/engine/engine.js";
 import * as ios from "../../src/ios/index.js";
-import { InputError } from "../../src/core/errors.js";
-import { isUniformOutside, sameOutside, systemBarMasks, unionArea } from "../../src/core/masks.js";
-import { allowedDiffPixels, checkScreenshotInput } from "../../src/core/screenshot-input.js";
-import { decode } from "../../src/core/images.js";
+import { InputError } from "../../src/core/ground/errors.js";
+import { isUniformOutside, sameOutside, systemBarMasks, unionArea } from "../../src/core/pixels/masks.js";
+import { allowedDiffPixels, checkScreenshotInput } from "../../src/core/flows/screenshot/input.js";
+import { decode } from "../../src/core/pixels/images.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver, render, type FakeScene } from "../support/fake-device.js";
 import { ScriptedChannel } from "../support/scripted-channel.js";

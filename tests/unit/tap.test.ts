@@ -1,8 +1,8 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createPlatformApi } from "../../src/core/engine.js";
-import type { LogEntry } from "../../src/core/log.js";
+import { createPlatformApi } from "../../src/core/engine/engine.js";
+import type { LogEntry } from "../../src/core/ground/log.js";
 import { TapRecordSchema } from "../../src/core/store/records.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver, render, type FakeScene } from "../support/fake-device.js";

@@ -3,7 +3,7 @@
  * comment (docs/reviewing.md), over the same view as the HTML page, its images linked relative to
  * the report folder. Stored text is escaped so a prompt can neither format nor link anything.
  */
-import { printable } from "../../core/printable.js";
+import { printable } from "../../core/ground/printable.js";
 import { pendingCounts, type PendingValue } from "../review/pending.js";
 import type { ReportView } from "./view.js";
 

@@ -1,7 +1,7 @@
 /** What the report page shows, with every image already copied beside it. */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Box } from "../../core/contract.js";
+import type { Box } from "../../core/model/contract.js";
 import type { BaselineEntry, StoreModel, TapEntry } from "../model.js";
 import { artifactLabel, type Run, type RunEntry } from "../runs.js";
 import type { ReportFiles } from "./files.js";

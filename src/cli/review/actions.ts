@@ -3,7 +3,7 @@
  * the key's lock, so a run learning or healing it finishes first and no reader sees a torn record.
  * `tapshot accept`/`revert` and the review page both go through here.
  */
-import { StoreError } from "../../core/errors.js";
+import { StoreError } from "../../core/ground/errors.js";
 import {
   BaselineRecordSchema,
   deleteRecord,

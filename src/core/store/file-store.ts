@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { promises as fs, type Dirent } from "node:fs";
 import path from "node:path";
 import lockfile from "proper-lockfile";
-import { AbortedError, StoreError, TimeoutError } from "../errors.js";
-import { sleep } from "../deadline.js";
+import { AbortedError, StoreError, TimeoutError } from "../ground/errors.js";
+import { sleep } from "../ground/deadline.js";
 import { lockKey, storeKeyParts } from "./keys.js";
 import type { LockOptions, Release, Store, WriteOptions } from "./store.js";
 

@@ -7,8 +7,8 @@ import {
   type OsVersionKey,
   type Platform,
   type Target,
-} from "../device.js";
-import { StoreError } from "../errors.js";
+} from "../device/description.js";
+import { StoreError } from "../ground/errors.js";
 
 /** Lowercase ASCII words joined by `-`, at most `max` characters: `"Cart Page!"` -> `cart-page`. */
 export function slugify(text: string, max = 60): string {

@@ -4,13 +4,13 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { BoxSchema } from "../contract.js";
-import { DeviceDescriptionSchema, type DeviceDescription } from "../device.js";
-import { StoreError } from "../errors.js";
-import type { Point, Rect, Size } from "../geometry.js";
-import { imageSize } from "../images.js";
-import { redactDeep } from "../secrets.js";
-import { describeZodError } from "../contract.js";
+import { BoxSchema } from "../model/contract.js";
+import { DeviceDescriptionSchema, type DeviceDescription } from "../device/description.js";
+import { StoreError } from "../ground/errors.js";
+import type { Point, Rect, Size } from "../ground/geometry.js";
+import { imageSize } from "../pixels/images.js";
+import { redactDeep } from "../ground/secrets.js";
+import { describeZodError } from "../model/contract.js";
 import type { Store } from "./store.js";
 
 /**
@@ -348,7 +348,7 @@ export async function deleteRecord(store: Store, key: string): Promise<string[]>
   return removed;
 }
 
-/** A record as stored: pretty JSON with no secret in it (src/core/secrets.ts). */
+/** A record as stored: pretty JSON with no secret in it (src/core/ground/secrets.ts). */
 function recordJson(record: object): Buffer {
   return Buffer.from(JSON.stringify(redactDeep(record), null, 2) + "\n");
 }

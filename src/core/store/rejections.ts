@@ -5,10 +5,10 @@
  * encoder of the same screen gives the same one; a baseline's system bars (the clock) are left out.
  */
 import { createHash } from "node:crypto";
-import type { DeviceDescription } from "../device.js";
-import type { Rect } from "../geometry.js";
-import { decode, type RawImage } from "../images.js";
-import { systemBarMasks } from "../masks.js";
+import type { DeviceDescription } from "../device/description.js";
+import type { Rect } from "../ground/geometry.js";
+import { decode, type RawImage } from "../pixels/images.js";
+import { systemBarMasks } from "../pixels/masks.js";
 import type { BaselineRecord, Rejection, TapRecord } from "./records.js";
 
 /** SHA-256 over the size and the pixels of `raw`, with the pixels under `masks` left out. */

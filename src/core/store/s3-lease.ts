@@ -8,8 +8,8 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
-import { AbortedError, TimeoutError } from "../errors.js";
-import { sleep } from "../deadline.js";
+import { AbortedError, TimeoutError } from "../ground/errors.js";
+import { sleep } from "../ground/deadline.js";
 import { PRECONDITION_FAILED, type S3Objects } from "./s3-objects.js";
 import type { LockOptions, Release } from "./store.js";
 

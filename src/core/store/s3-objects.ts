@@ -6,7 +6,7 @@
  * (docs/device-farms.md).
  */
 import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
-import { ConfigError, StoreError } from "../errors.js";
+import { ConfigError, StoreError } from "../ground/errors.js";
 
 type Sdk = typeof import("@aws-sdk/client-s3");
 

@@ -13,8 +13,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
-import { ConfigError, StoreError } from "../errors.js";
-import { registerSecret } from "../secrets.js";
+import { ConfigError, StoreError } from "../ground/errors.js";
+import { registerSecret } from "../ground/secrets.js";
 import { lockKey, storeKeyParts } from "./keys.js";
 import { takeLease, type LeaseRelease } from "./s3-lease.js";
 import { PRECONDITION_FAILED, S3Objects } from "./s3-objects.js";

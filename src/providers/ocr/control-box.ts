@@ -4,8 +4,8 @@
  * Where that is not clear (the text sits on the screen's own background, or the block is
  * far taller than a control), the text box itself, padded, is the answer.
  */
-import type { Box } from "../../core/contract.js";
-import type { RawImage } from "../../core/images.js";
+import type { Box } from "../../core/model/contract.js";
+import type { RawImage } from "../../core/pixels/images.js";
 
 /** Largest per-channel difference for two pixels to count as the same background colour. */
 const COLOR_TOLERANCE = 12;

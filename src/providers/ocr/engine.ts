@@ -10,9 +10,9 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { Box } from "../../core/contract.js";
-import { loadSharp } from "../../core/sharp.js";
-import { AbortedError, ConfigError, ProviderError } from "../../core/errors.js";
+import type { Box } from "../../core/model/contract.js";
+import { loadSharp } from "../../core/pixels/sharp.js";
+import { AbortedError, ConfigError, ProviderError } from "../../core/ground/errors.js";
 import { WORKER_SOURCE, type WorkerReply, type WorkerRequest } from "./worker-source.js";
 
 /** The model name every answer of the local engine carries. */

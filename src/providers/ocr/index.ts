@@ -18,9 +18,9 @@ import type {
   JudgeRequest,
   LocateAnswer,
   LocateRequest,
-} from "../../core/contract.js";
-import { InputError } from "../../core/errors.js";
-import { decode } from "../../core/images.js";
+} from "../../core/model/contract.js";
+import { InputError } from "../../core/ground/errors.js";
+import { decode } from "../../core/pixels/images.js";
 import { controlBox } from "./control-box.js";
 import { loadOcrEngine, OCR_MODEL, type TextLine } from "./engine.js";
 import {

@@ -4,7 +4,7 @@
  * fuzzy and case-insensitive. Matching never guesses: callers get every candidate that
  * ties for best and decline when there is more than one.
  */
-import type { Box } from "../../core/contract.js";
+import type { Box } from "../../core/model/contract.js";
 import type { TextLine } from "./engine.js";
 
 /** A place on screen where the named text was read. */

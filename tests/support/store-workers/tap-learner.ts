@@ -3,7 +3,7 @@
  * (a new device: nothing stored yet) through the store, with a scripted channel that answers after
  * `modelDelayMs`. Reports the call's outcome and how many model requests this process made.
  */
-import { createPlatformApi } from "../../../src/core/engine.js";
+import { createPlatformApi } from "../../../src/core/engine/engine.js";
 import { configureAi } from "../../../src/runner/index.js";
 import { checkoutScene, FakeDevice, fakeAdapter, fakeDriver } from "../fake-device.js";
 import { locateOnDevice, ScriptedChannel } from "../scripted-channel.js";

@@ -1,0 +1,206 @@
+/**
+ * The process-wide configuration: what `configureAi` set, over environment
+ * variables, over standalone defaults. Read at every call, so a runner may
+ * reconfigure between sessions.
+ */
+import path from "node:path";
+import { z } from "zod";
+import type { AiChannel } from "../model/contract.js";
+import type { OsVersionKey, Target } from "../device/description.js";
+import { OsVersionKeySchema, TargetSchema } from "../device/description.js";
+import { ConfigError } from "../ground/errors.js";
+import { describeZodError } from "../model/contract.js";
+import { consoleLogger, type LogEntry } from "../ground/log.js";
+import { fileReporter, type ArtifactReporter } from "../ground/artifacts.js";
+import { FileStore } from "../store/file-store.js";
+import type { Store } from "../store/store.js";
+
+/** `auto` asks the model when nothing is stored; `replay` never calls a model (CI without a key). */
+export type Mode = "auto" | "replay";
+
+/** Options of `configureAi`. Every field is optional; each given field replaces the current value. */
+export interface AiConfig {
+  /** The model request channel (a runner's own, or a provider from `tapshot/providers`). */
+  channel?: AiChannel;
+  /** Team storage root holding `_ai_/`. Default `$TAPSHOT_STORAGE_DIR` or `./storage`. */
+  storageDir?: string;
+  /** A storage backend other than the filesystem (object storage for device farms). Wins over `storageDir`. */
+  store?: Store;
+  /**
+   * The run's target device; its fields override what the adapter reads. A function
+   * gets the driver, for runners that drive several devices from one process.
+   */
+  target?: Target | ((driver: unknown) => Target | undefined);
+  /**
+   * How much of the OS version store keys use, so one model on another patch release replays
+   * (docs/storage.md). Default `major.minor` on iOS (`17.5`), `major` on Android (`14`).
+   */
+  osVersionKey?: OsVersionKey;
+  /** Receives one entry per call; `false` silences logging. Default: one line on stderr. */
+  log?: ((entry: LogEntry) => void) | false;
+  /** Receives failure artifacts. Default: files under `$TAPSHOT_RESULTS_DIR` or `./tapshot-results/<run>/`. */
+  reportArtifact?: ArtifactReporter;
+  /** Default `$TAPSHOT_MODE` or `auto`. */
+  mode?: Mode;
+  /**
+   * Where each run's results go: `<resultsDir>/<run>/calls.jsonl` (one log entry per call) and,
+   * with the default reporter, the failure artifacts. `false` records nothing. Default
+   * `$TAPSHOT_RESULTS_DIR` or `./tapshot-results`.
+   */
+  resultsDir?: string | false;
+}
+
+const ModeSchema = z.enum(["auto", "replay"]);
+const fn = (what: string) =>
+  z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: `${what} must be a function` });
+
+const AiConfigSchema = z
+  .object({
+    channel: z
+      .custom<AiChannel>((v) => typeof (v as AiChannel | null)?.request === "function", {
+        message: "channel must be an object with a request(request, { signal }) method",
+      })
+      .optional(),
+    storageDir: z.string().min(1, "storageDir must not be empty").optional(),
+    store: z
+      .custom<Store>(
+        (v) =>
+          ["read", "write", "remove", "list", "lock", "touch", "modifiedAt"].every(
+            (m) => typeof (v as Record<string, unknown>)?.[m] === "function",
+          ),
+        { message: "store must implement read, write, remove, list, lock, touch and modifiedAt" },
+      )
+      .optional(),
+    target: z.union([TargetSchema, fn("target")]).optional(),
+    osVersionKey: OsVersionKeySchema.optional(),
+    log: z.union([fn("log"), z.literal(false)]).optional(),
+    reportArtifact: fn("reportArtifact").optional(),
+    mode: ModeSchema.optional(),
+    resultsDir: z.union([z.string().min(1, "resultsDir must not be empty"), z.literal(false)]).optional(),
+  })
+  .strict();
+
+let configured: AiConfig = {};
+
+/** Throw the ConfigError `configureAi` would for these options, without applying them. */
+export function checkConfig(options: AiConfig, what = "configureAi"): void {
+  const result = AiConfigSchema.safeParse(options);
+  if (!result.success) throw new ConfigError(`${what} got invalid options: ${describeZodError(result.error)}.`);
+}
+
+/** Validate and apply options; see `configureAi` in `tapshot/runner`. */
+export function setConfig(options: AiConfig): void {
+  checkConfig(options);
+  configured = { ...configured, ...(options as AiConfig) };
+  // A later storageDir means "use this directory": it must not lose to a store set earlier.
+  if (options.storageDir !== undefined && options.store === undefined) delete configured.store;
+}
+
+/** Forget everything `configureAi` set (tests, runners between sessions). */
+export function resetConfig(): void {
+  configured = {};
+}
+
+/**
+ * Where a call gets its model channel when `configureAi` set none: the platform entries register
+ * the providers' environment reader (`tapshot/providers`), so core knows no provider or variable.
+ */
+export interface DefaultChannel {
+  /** The channel, `undefined` when nothing is configured; throws a ConfigError when a setting is wrong. */
+  channel(): AiChannel | undefined;
+  /** One sentence on how to configure it, appended to the "no channel" error. */
+  howToConfigure: string;
+}
+let defaultChannel: DefaultChannel | undefined;
+
+/** Register the default channel (the platform entries do; a runner may replace it). */
+export function registerDefaultChannel(source: DefaultChannel | undefined): void {
+  defaultChannel = source;
+}
+
+const stores = new Map<string, Store>();
+
+/** The configuration one call runs with. */
+export interface ResolvedConfig {
+  store: Store;
+  mode: Mode;
+  target: Target | undefined;
+  /** `undefined`: each platform's default. */
+  osVersionKey: OsVersionKey | undefined;
+  log: (entry: LogEntry) => void;
+  reportArtifact: ArtifactReporter;
+  /** Results folder of all runs, or `undefined` when results are not recorded. */
+  resultsDir: string | undefined;
+  /** The channel, or a ConfigError saying how to configure one. */
+  channel(): AiChannel;
+}
+
+/** The "no channel" error's text; `howToConfigure` comes from the registered default channel. */
+export function noChannelMessage(howToConfigure = ""): string {
+  return (
+    "No model channel is configured, and this call needs a model (nothing is stored for it yet, or autoHeal is " +
+    "re-learning it). Configure one: call configureAi({ channel: gemini() }) from tapshot/runner with a provider " +
+    `from tapshot/providers${howToConfigure ? `, or ${howToConfigure}` : ""}. ` +
+    'To run without a model, commit the stored values under storage/_ai_/ and use mode "replay".'
+  );
+}
+
+/** An environment variable, with an empty value read as unset (`TAPSHOT_MODE= npm test`). */
+function envVar(name: string): string | undefined {
+  return process.env[name] || undefined;
+}
+
+const LOG_VALUES = ["line", "json", "silent"] as const;
+
+/** The results folder for a `resultsDir` option: the option, `$TAPSHOT_RESULTS_DIR`, or `./tapshot-results`. */
+export function resolveResultsDir(option: string | false | undefined): string | undefined {
+  return option === false ? undefined : (option ?? envVar("TAPSHOT_RESULTS_DIR") ?? "tapshot-results");
+}
+
+/** Resolve the configuration for one call, for the given driver. */
+export function resolveConfig(driver: unknown): ResolvedConfig {
+  const modeText = configured.mode ?? envVar("TAPSHOT_MODE") ?? "auto";
+  const mode = ModeSchema.safeParse(modeText);
+  if (!mode.success) throw new ConfigError(`TAPSHOT_MODE is "${modeText}"; use "auto" or "replay".`);
+
+  let store = configured.store;
+  if (!store) {
+    // Keyed by absolute path: a relative dir means the working directory at the first call.
+    const dir = path.resolve(configured.storageDir ?? envVar("TAPSHOT_STORAGE_DIR") ?? "storage");
+    store = stores.get(dir) ?? new FileStore(dir);
+    stores.set(dir, store);
+  }
+
+  const target = typeof configured.target === "function" ? configured.target(driver) : configured.target;
+  if (target !== undefined) {
+    const parsed = TargetSchema.safeParse(target);
+    if (!parsed.success) throw new ConfigError(`configureAi's target returned ${describeZodError(parsed.error)}.`);
+  }
+
+  let log: (entry: LogEntry) => void = consoleLogger;
+  const logText = envVar("TAPSHOT_LOG");
+  if (configured.log === false) log = () => undefined;
+  else if (configured.log) log = configured.log;
+  else if (logText !== undefined && !(LOG_VALUES as readonly string[]).includes(logText)) {
+    throw new ConfigError(`TAPSHOT_LOG is "${logText}"; use "line" (the default), "json" or "silent".`);
+  } else if (logText === "silent") log = () => undefined;
+  else if (logText === "json") log = (entry) => console.warn(JSON.stringify(entry));
+
+  const resultsDir = resolveResultsDir(configured.resultsDir);
+
+  return {
+    store,
+    resultsDir,
+    mode: mode.data,
+    target,
+    osVersionKey: configured.osVersionKey,
+    log,
+    // With results switched off and no runner reporter, failures name no files.
+    reportArtifact: configured.reportArtifact ?? (resultsDir ? fileReporter(resultsDir) : () => undefined),
+    channel() {
+      const channel = configured.channel ?? defaultChannel?.channel();
+      if (!channel) throw new ConfigError(noChannelMessage(defaultChannel?.howToConfigure));
+      return channel;
+    },
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * The device seam (docs/design.md section 2): what the engine knows about the phone under
+ * test, and the three things it asks of one device session.
+ */
+import { z } from "zod";
+import { DeviceError } from "../ground/errors.js";
+import type { Point } from "../ground/geometry.js";
+import type { Swipe } from "../flows/tap/scroll/geometry.js";
+
+export type { Point, Rect, Size } from "../ground/geometry.js";
+export type { Swipe } from "../flows/tap/scroll/geometry.js";
+
+export const PlatformSchema = z.enum(["android", "ios"]);
+/** The platform of a device. */
+export type Platform = z.infer<typeof PlatformSchema>;
+
+export const InsetsSchema = z.object({
+  top: z.number().int().nonnegative(),
+  bottom: z.number().int().nonnegative(),
+  left: z.number().int().nonnegative(),
+  right: z.number().int().nonnegative(),
+});
+/**
+ * System bars in screenshot pixels, following the orientation: `top` is the status
+ * bar, `bottom` the navigation bar / home indicator (in landscape they may be on a side).
+ */
+export type Insets = z.infer<typeof InsetsSchema>;
+
+export const DeviceDescriptionSchema = z.object({
+  platform: PlatformSchema,
+  /** Marketing or hardware model, e.g. "Google Pixel 7", "iPhone 15 Pro". */
+  model: z.string().min(1),
+  /** OS version as the device reports it, e.g. "14", "17.5". */
+  osVersion: z.string().min(1),
+  /** Screenshot size in pixels. */
+  screen: z.object({ width: z.number().int().positive(), height: z.number().int().positive() }),
+  /** Screenshot pixels per tap unit (points on iOS, pixels on Android, CSS pixels on the rig). */
+  scale: z.number().positive(),
+  insets: InsetsSchema,
+  orientation: z.enum(["portrait", "landscape"]),
+});
+/** What the engine knows about the device under test; stored in every record. */
+export type DeviceDescription = z.infer<typeof DeviceDescriptionSchema>;
+
+/**
+ * What an adapter knows about the device's name beyond the description; used for store keys,
+ * never stored in records (docs/storage.md).
+ */
+export interface IdentityHints {
+  /**
+   * Models older tapshot versions named this device by (a real iPhone's `iPhone16,1`), so values
+   * stored under their keys are still read.
+   */
+  formerModels?: string[];
+  /**
+   * Set when the model read names no one kind of device (an emulator image without its AVD
+   * profile): why, and how to name it. The call then fails unless the run's target sets a model.
+   */
+  unnamed?: string;
+}
+
+/** A description as an adapter returns it: the description plus its {@link IdentityHints}. */
+export type DescribedDevice = DeviceDescription & { identity?: IdentityHints };
+
+/**
+ * How much of the OS version goes into store keys: `major` (`14`), `major.minor` (`17.5`) or
+ * `full` (`17.5.1`, as the device reports it). Default: `major.minor` on iOS, `major` on Android.
+ */
+export const OsVersionKeySchema = z.enum(["major", "major.minor", "full"]);
+/** How much of the OS version goes into store keys (docs/storage.md). */
+export type OsVersionKey = z.infer<typeof OsVersionKeySchema>;
+
+export const TargetSchema = z
+  .object({
+    platform: PlatformSchema.optional(),
+    model: z.string().min(1).optional(),
+    osVersion: z.string().min(1).optional(),
+  })
+  .strict();
+/**
+ * The run's target device as the runner or device farm knows it. Each field given
+ * overrides what the adapter reads from the device.
+ */
+export type Target = z.infer<typeof TargetSchema>;
+
+/** Notes an adapter emits when a source fails and it falls back to the next one. */
+export type AdapterNote = (message: string) => void;
+
+/**
+ * One device under one driver session, opened once per session by {@link DeviceAdapter.open}.
+ * The engine caches the description it returns and describes again when the screenshot size
+ * changes (a rotation), so a session may keep what it read for `tap` (for example tap bounds).
+ */
+export interface DeviceSession {
+  /** Read the device. `note` takes a line for the call's log (a source that failed, a fallback used). */
+  describe(note: AdapterNote): Promise<DescribedDevice>;
+  /** A PNG screenshot of the whole screen. */
+  screenshot(): Promise<Buffer>;
+  /** Tap at a point in screenshot pixels of the screen last described; the session converts to its tap units. */
+  tap(point: Point): Promise<void>;
+  /**
+   * Optional: swipe in screenshot pixels of the screen last described (press at `from`, move to
+   * `to` over `durationMs`, pause, release); the session converts to its tap units as `tap` does.
+   * Needed by `tap`'s `scroll` option only.
+   */
+  swipe?(swipe: Swipe): Promise<void>;
+
+  /**
+   * The accessibility tree as the driver serves it (`driver.getPageSource()`): UiAutomator2 XML
+   * (`bounds="[x1,y1][x2,y2]"` in pixels) on Android, XCUITest XML (`x`/`y`/`width`/`height` in
+   * points) on iOS. Optional: without it the heal ladder skips its accessibility rung (docs/heal.md).
+   */
+  pageSource?(): Promise<string>;
+}
+
+/**
+ * A platform adapter: turns a driver (for the Appium adapters, a WebdriverIO `Browser`) into a
+ * {@link DeviceSession}. Pass one to `createPlatformApi` (entry `tapshot/adapter`) to drive
+ * another kind of device.
+ */
+export interface DeviceAdapter {
+  readonly platform: Platform;
+  /**
+   * Check `driver` and open its session. Called once per driver object (the engine keeps the
+   * session); throws a DeviceError that says what was found and what is expected.
+   */
+  open(driver: unknown): DeviceSession;
+}
+
+/** Whether a value stored on `was` can be used on `now`: same screen size and orientation. */
+export function sameScreen(was: DeviceDescription, now: DeviceDescription): boolean {
+  return (
+    was.screen.width === now.screen.width &&
+    was.screen.height === now.screen.height &&
+    was.orientation === now.orientation
+  );
+}
+
+/** `1179x2556 portrait`, for messages. */
+export function screenOf(device: DeviceDescription): string {
+  return `${device.screen.width}x${device.screen.height} ${device.orientation}`;
+}
+
+/**
+ * Apply the run's target over what the adapter read; the result is what records store. Throws a
+ * DeviceError when the adapter could not name the model and the target does not either.
+ */
+export function applyTarget(device: DescribedDevice, target: Target | undefined): DeviceDescription {
+  const { identity, ...described } = device;
+  if (identity?.unnamed && !target?.model) throw new DeviceError(identity.unnamed);
+  if (!target) return described;
+  return {
+    ...described,
+    platform: target.platform ?? described.platform,
+    model: target.model ?? described.model,
+    osVersion: target.osVersion ?? described.osVersion,
+  };
+}

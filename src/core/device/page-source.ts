@@ -1,0 +1,251 @@
+/**
+ * The accessibility evidence of the heal ladder (docs/heal.md): the driver's page source read
+ * once, capped in size and time, parsed into the elements a user can see, with their stable
+ * attributes and bounds in screenshot pixels clipped to the screen. A page source that is
+ * missing, too big, slow, unparsable or a web page's HTML is a skip (a note in the call's log),
+ * never a failure of the tap.
+ */
+import type { Platform } from "./description.js";
+import type { Point, Rect, Size } from "../ground/geometry.js";
+
+/** A page source longer than this is not parsed: parsing is synchronous, so its size bounds its time. */
+export const PAGE_SOURCE_MAX_CHARS = 2_000_000;
+/** Reading the page source takes 0.3-2 s on real devices; a driver slower than this is given up on. */
+export const PAGE_SOURCE_TIMEOUT_MS = 5_000;
+
+/**
+ * The attributes kept per platform, most stable first. UiAutomator2 serves `resource-id`,
+ * `content-desc`, `text`, `class` and `bounds="[x1,y1][x2,y2]"` in pixels; XCUITest serves
+ * `name` (the accessibility id), `label`, `value`, `type` and `x`/`y`/`width`/`height` in points.
+ */
+const ID_ATTRIBUTES: Record<Platform, string> = { android: "resource-id", ios: "name" };
+const TEXT_ATTRIBUTES: Record<Platform, string[]> = { android: ["text", "content-desc"], ios: ["label", "value"] };
+const CLASS_ATTRIBUTES: Record<Platform, string> = { android: "class", ios: "type" };
+/**
+ * The attribute saying an element is hidden: UiAutomator2 serves `displayed`
+ * (AccessibilityNodeInfo.isVisibleToUser), XCUITest `visible` (read from the accessibility
+ * layer; appium-xcuitest-driver's element-attributes reference). A hidden element is not what
+ * the user tapped, nor a place to tap.
+ */
+const HIDDEN: Record<Platform, string> = { android: "displayed", ios: "visible" };
+/** An element covering this share of the screen or more is a container, never "the element at the point". */
+const CONTAINER_SHARE = 0.5;
+/** An element with an id is preferred over a smaller one without, when at most this many times its area. */
+const ID_PREFERENCE_AREA = 4;
+/** An element less than this share of which lies on the screen is scrolled away, not a place to tap. */
+const MIN_VISIBLE_SHARE = 0.5;
+
+/** One element of the page source: its stable attributes (as the driver names them) and bounds. */
+export interface A11yElement {
+  /** Non-empty stable attributes, e.g. `{ "resource-id": "com.shop:id/checkout", class: "android.widget.Button" }`. */
+  attributes: Record<string, string>;
+  /** In screenshot pixels. */
+  bounds: Rect;
+}
+
+/** What a session's page source read gave. */
+export type PageSourceReading =
+  | { elements: A11yElement[]; ms: number }
+  /** `absent`: the session serves no page source at all, which is not worth a note. */
+  | { skipped: string; absent?: true };
+
+/** The limits of one read; tests pass smaller ones. */
+export interface PageSourceLimits {
+  maxChars: number;
+  timeoutMs: number;
+}
+
+const LIMITS: PageSourceLimits = { maxChars: PAGE_SOURCE_MAX_CHARS, timeoutMs: PAGE_SOURCE_TIMEOUT_MS };
+
+/** What parsing needs of the device: its platform, the scale of iOS points and the screen to clip to. */
+export interface PageSourceDevice {
+  platform: Platform;
+  scale: number;
+  /** In screenshot pixels. */
+  screen: Size;
+}
+
+/** Read and parse the page source; `skipped` says why there are no elements. */
+export async function readPageSource(
+  read: (() => Promise<string>) | undefined,
+  device: PageSourceDevice,
+  limits: PageSourceLimits = LIMITS,
+): Promise<PageSourceReading> {
+  if (!read) return { skipped: "this device session has no page source", absent: true };
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  let xml: unknown;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${limits.timeoutMs} ms`)), limits.timeoutMs);
+    });
+    xml = await Promise.race([read(), timeout]);
+  } catch (error) {
+    return { skipped: `reading the page source failed: ${(error as Error).message}` };
+  } finally {
+    clearTimeout(timer);
+  }
+  if (typeof xml !== "string") return { skipped: `the page source is a ${typeof xml}, not XML text` };
+  if (xml.length > limits.maxChars) {
+    return { skipped: `the page source has ${xml.length} characters, over the ${limits.maxChars} parsed` };
+  }
+  if (/^\s*(<\?xml[^>]*>\s*)?(<!doctype html|<html[\s>])/i.test(xml)) {
+    return { skipped: "the page source is a web page's HTML (a web context), not the accessibility tree" };
+  }
+  try {
+    return { elements: await parsePageSource(xml, device), ms: Date.now() - started };
+  } catch (error) {
+    return { skipped: `the page source is not XML: ${(error as Error).message}` };
+  }
+}
+
+// Loaded on the first page source, so a run that never reads one does not pay for the parser.
+let xmlParser: Promise<typeof import("fast-xml-parser")> | undefined;
+
+type Ordered = Record<string, unknown> & { ":@"?: Record<string, string> };
+
+/**
+ * Every element of a UiAutomator2 or XCUITest page source that the user can see, in document
+ * order: hidden elements are dropped, bounds are clipped to the screen, and an element mostly
+ * off the screen (scrolled away) is dropped.
+ */
+export async function parsePageSource(xml: string, device: PageSourceDevice): Promise<A11yElement[]> {
+  const { XMLParser } = await (xmlParser ??= import("fast-xml-parser"));
+  const { platform, scale, screen } = device;
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: "",
+    preserveOrder: true,
+    parseAttributeValue: false,
+    processEntities: true,
+  });
+  const tree = parser.parse(xml, true) as Ordered[];
+  const elements: A11yElement[] = [];
+  const walk = (nodes: Ordered[]) => {
+    for (const node of nodes) {
+      const tag = Object.keys(node).find((k) => k !== ":@");
+      if (!tag || tag.startsWith("?") || tag === "#text") continue;
+      const attrs = node[":@"] ?? {};
+      // Each element's own flag decides: the drivers compute it per element, ancestors included.
+      if (attrs[HIDDEN[platform]] !== "false") {
+        const full = platform === "android" ? androidBounds(attrs) : iosBounds(attrs, scale);
+        const bounds = full && visiblePart(full, screen);
+        if (bounds) elements.push({ attributes: stableAttributes(attrs, tag, platform), bounds });
+      }
+      walk(node[tag] as Ordered[]);
+    }
+  };
+  walk(tree);
+  return elements;
+}
+
+function stableAttributes(attrs: Record<string, string>, tag: string, platform: Platform): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of [ID_ATTRIBUTES[platform], ...TEXT_ATTRIBUTES[platform], CLASS_ATTRIBUTES[platform]]) {
+    const value = attrs[name]?.trim();
+    if (value) kept[name] = value;
+  }
+  // XCUITest names each element's tag after its type; an Android tag is the class too (or `node`).
+  const cls = CLASS_ATTRIBUTES[platform];
+  if (!kept[cls] && tag !== "node" && tag !== "hierarchy") kept[cls] = tag;
+  return kept;
+}
+
+function androidBounds(attrs: Record<string, string>): Rect | undefined {
+  const m = /^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$/.exec(attrs.bounds ?? "");
+  if (!m) return undefined;
+  const [x1, y1, x2, y2] = m.slice(1).map(Number) as [number, number, number, number];
+  return x2 > x1 && y2 > y1 ? { x: x1, y: y1, width: x2 - x1, height: y2 - y1 } : undefined;
+}
+
+function iosBounds(attrs: Record<string, string>, scale: number): Rect | undefined {
+  const [x, y, w, h] = ["x", "y", "width", "height"].map((k) => Number(attrs[k]));
+  if (![x, y, w, h].every((v) => Number.isFinite(v)) || !(w! > 0) || !(h! > 0)) return undefined;
+  return {
+    x: Math.round(x! * scale),
+    y: Math.round(y! * scale),
+    width: Math.round(w! * scale),
+    height: Math.round(h! * scale),
+  };
+}
+
+/** `r` clipped to the screen, or `undefined` when less than half of it lies there. */
+function visiblePart(r: Rect, screen: Size): Rect | undefined {
+  const x = Math.max(0, r.x);
+  const y = Math.max(0, r.y);
+  const width = Math.min(screen.width, r.x + r.width) - x;
+  const height = Math.min(screen.height, r.y + r.height) - y;
+  if (width <= 0 || height <= 0 || width * height < MIN_VISIBLE_SHARE * r.width * r.height) return undefined;
+  return { x, y, width, height };
+}
+
+const area = (r: Rect) => r.width * r.height;
+
+function contains(r: Rect, p: Point): boolean {
+  return p.x >= r.x && p.y >= r.y && p.x < r.x + r.width && p.y < r.y + r.height;
+}
+
+/**
+ * The element the user tapped at `point`: the innermost (smallest) element containing it that
+ * has an id or a text, leaving out containers that cover half the screen or more. An element
+ * with an id wins over a smaller one without (a button's label inside the button), as long as it
+ * is at most `ID_PREFERENCE_AREA` times its area, since an id outlives a redesign's new wording.
+ */
+export function elementAt(
+  elements: A11yElement[],
+  point: Point,
+  platform: Platform,
+  screen: Size,
+): A11yElement | undefined {
+  const id = ID_ATTRIBUTES[platform];
+  const findable = (e: A11yElement) =>
+    e.attributes[id] !== undefined || TEXT_ATTRIBUTES[platform].some((a) => e.attributes[a] !== undefined);
+  const maxArea = CONTAINER_SHARE * screen.width * screen.height;
+  const candidates = elements.filter((e) => contains(e.bounds, point) && findable(e) && area(e.bounds) < maxArea);
+  const smallest = (of: A11yElement[]) =>
+    of.reduce<A11yElement | undefined>(
+      (best, e) => (!best || area(e.bounds) <= area(best.bounds) ? e : best),
+      undefined,
+    );
+  const innermost = smallest(candidates);
+  if (!innermost || innermost.attributes[id] !== undefined) return innermost;
+  const withId = smallest(candidates.filter((e) => e.attributes[id] !== undefined));
+  return withId && area(withId.bounds) <= ID_PREFERENCE_AREA * area(innermost.bounds) ? withId : innermost;
+}
+
+/** What looking for the stored element again found. */
+export type A11yFinding =
+  | { kind: "unique"; element: A11yElement; matched: string[] }
+  | { kind: "ambiguous"; elements: A11yElement[]; matched: string[] }
+  | { kind: "none" };
+
+/**
+ * Find `stored` among the visible `elements` (as parsed: on the screen): by its id first, else
+ * by its text attributes together with its class. One match is `unique`.
+ */
+export function findElement(
+  elements: A11yElement[],
+  stored: Pick<A11yElement, "attributes">,
+  platform: Platform,
+): A11yFinding {
+  const id = ID_ATTRIBUTES[platform];
+  const texts = TEXT_ATTRIBUTES[platform].filter((a) => stored.attributes[a] !== undefined);
+  const cls = CLASS_ATTRIBUTES[platform];
+  const withClass = stored.attributes[cls] !== undefined ? [...texts, cls] : texts;
+  const tries: string[][] = [];
+  // An id shared by list rows is narrowed by the text; an element without an id is found by its text.
+  if (stored.attributes[id] !== undefined) tries.push([id], ...(texts.length ? [[id, ...withClass]] : []));
+  if (texts.length) tries.push(withClass);
+  let ambiguous: A11yFinding | undefined;
+  for (const matched of tries) {
+    const hits = elements.filter((e) => matched.every((a) => e.attributes[a] === stored.attributes[a]));
+    if (hits.length === 1) return { kind: "unique", element: hits[0]!, matched };
+    if (hits.length > 1) ambiguous ??= { kind: "ambiguous", elements: hits, matched };
+  }
+  return ambiguous ?? { kind: "none" };
+}
+
+/** `resource-id="x", class="y"`, for log lines and model prompts. */
+export function describeAttributes(attributes: Record<string, string>, names = Object.keys(attributes)): string {
+  return names.map((n) => `${n}=${JSON.stringify(attributes[n])}`).join(", ");
+}

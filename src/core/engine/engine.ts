@@ -1,0 +1,136 @@
+/**
+ * Binds the flows to one device adapter (docs/design.md section 1); each platform entry
+ * exports what {@link createPlatformApi} returns. Input is checked here, before any device or
+ * model call; each call's log entry is finished here, once.
+ */
+import { Call } from "../run/call.js";
+import { CallLog, type CallPlace } from "../run/call-log.js";
+import { resolveConfig } from "../config/config.js";
+import { Deadline } from "../ground/deadline.js";
+import type { DeviceAdapter } from "../device/description.js";
+import type { Done } from "../run/lifecycle.js";
+import { OpenedDevice } from "../run/opened-device.js";
+import {
+  checkBoolean,
+  checkHealRungs,
+  checkKnownOptions,
+  checkOptionalText,
+  checkSignal,
+  checkText,
+  checkTimeout,
+  type ScreenshotOptions,
+  type ScreenshotResult,
+  type TapOptions,
+  type TapResult,
+} from "./options.js";
+import { runTap, tapKeyOf } from "../flows/tap/tap-kind.js";
+import { checkScroll } from "../flows/tap/scroll/options.js";
+import { baselineKeyOf, runScreenshot } from "../flows/screenshot/baseline-kind.js";
+import { checkScreenshotInput } from "../flows/screenshot/input.js";
+
+/** What `expect(driver)` returns. `.not` is deliberately not offered: a baseline records what should be there. */
+export interface ScreenshotMatchers {
+  /**
+   * Compare the screen with the baseline stored for `name` on this device; with none,
+   * the model judges the screen against `prompt` (and other devices' baselines) and it is stored.
+   */
+  toMatchScreenshot(name: string, prompt: string, options?: ScreenshotOptions): Promise<ScreenshotResult>;
+}
+
+/** The API of one platform entry: `tap` and `expect`, bound to a device adapter. */
+export interface PlatformApi {
+  /** Tap the element `prompt` describes; see `tapshot/android`'s `tap`. */
+  tap(driver: unknown, prompt: string, options?: TapOptions): Promise<TapResult>;
+  /** Screenshot assertions for this driver's device. */
+  expect(driver: unknown): ScreenshotMatchers;
+}
+
+/** One call of a flow: its store key on the described device, and the flow itself. */
+interface Flow<R> {
+  keyOf(call: Call): string;
+  run(call: Call, key: string): Promise<Done<R>>;
+}
+
+const TAP_OPTIONS = ["verify", "autoHeal", "heal", "timeout", "signal", "scroll"];
+
+/** The API for devices `adapter` opens: what a runner uses to drive another kind of device. */
+export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
+  const devices = new WeakMap<object, OpenedDevice>();
+
+  function open(driver: unknown): OpenedDevice {
+    const session = adapter.open(driver);
+    const key = driver as object;
+    let opened = devices.get(key);
+    if (!opened) devices.set(key, (opened = new OpenedDevice(session)));
+    return opened;
+  }
+
+  async function run<R>(
+    api: "tap" | "toMatchScreenshot",
+    subject: string,
+    opened: OpenedDevice,
+    driver: unknown,
+    { timeout, signal }: { timeout: number; signal: AbortSignal | undefined },
+    flow: Flow<R>,
+  ): Promise<R & { outcome: Done<R>["outcome"]; aiCalls: number }> {
+    const config = resolveConfig(driver);
+    const deadline = new Deadline(timeout, `${api} "${subject}"`, signal);
+    const log = new CallLog(api, subject, config);
+    const place: CallPlace = {};
+    try {
+      const call = new Call(log, config, deadline, opened, await opened.describe((m) => log.note(m)));
+      place.device = call.deviceSlug;
+      place.key = flow.keyOf(call);
+      const done = await flow.run(call, place.key);
+      place.device = call.deviceSlug;
+      log.finish(done.outcome, done.detail, place);
+      return { ...done.result, outcome: done.outcome, aiCalls: log.aiCalls };
+    } catch (error) {
+      log.fail(error, place);
+      throw error;
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  return {
+    async tap(driver, prompt, options) {
+      const opts = checkKnownOptions(options, TAP_OPTIONS, "tap");
+      const params = {
+        prompt: checkText(prompt, "tap's prompt", '"the checkout button"'),
+        verify: checkOptionalText(opts.verify, "verify", '"the order summary is shown"'),
+        autoHeal: checkBoolean(opts.autoHeal, "autoHeal"),
+        scroll: checkScroll(opts.scroll),
+        heal: checkHealRungs(opts.heal),
+      };
+      const budget = { timeout: checkTimeout(opts.timeout), signal: checkSignal(opts.signal) };
+      const opened = open(driver);
+      const result = await run("tap", params.prompt, opened, driver, budget, {
+        keyOf: (call) => tapKeyOf(call, params),
+        run: (call, key) => runTap(call, key, params),
+      });
+      return result as TapResult;
+    },
+
+    expect(driver) {
+      return {
+        async toMatchScreenshot(name, prompt, options) {
+          const { params, timeout, signal } = checkScreenshotInput(name, prompt, options);
+          const opened = open(driver);
+          const result = await run(
+            "toMatchScreenshot",
+            params.name,
+            opened,
+            driver,
+            { timeout, signal },
+            {
+              keyOf: (call) => baselineKeyOf(call, params),
+              run: (call, key) => runScreenshot(call, key, params),
+            },
+          );
+          return result as ScreenshotResult;
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,176 @@
+/** Options and results of the public calls, and the checks every call runs on its input first. */
+import type { Box } from "../model/contract.js";
+import type { Point } from "../device/description.js";
+import { InputError } from "../ground/errors.js";
+import type { ScrollOptions } from "../flows/tap/scroll/options.js";
+
+export type { ScrollOptions } from "../flows/tap/scroll/options.js";
+export type { ScrollDirection } from "../flows/tap/scroll/geometry.js";
+
+/** Options of `tap`. */
+export interface TapOptions {
+  /**
+   * A statement the model checks on the screen after a fresh tap, e.g. "the order summary is shown".
+   * A failed check fails the step and stores nothing. Replays never run it. Part of the stored key.
+   */
+  verify?: string;
+  /** When a replay no longer matches, ask the model to find the element again and update the stored value. */
+  autoHeal?: boolean;
+  /**
+   * Rungs of the heal ladder (docs/heal.md), each on unless set to false: `nearby` replays a crop
+   * that matches a few pixels off its place, `search` looks for the stored crop elsewhere on the
+   * screen before the model is asked.
+   */
+  heal?: HealRungs;
+  /** Total time budget of the call in ms (waiting for the screen, model calls, verify). Default 30000. */
+  timeout?: number;
+  /** Aborts the call. */
+  signal?: AbortSignal;
+  /**
+   * Scroll to find the element: when it is not on the screen, swipe and look again (docs/api.md
+   * "Scrolling to find"). `true` scrolls down up to 5 times. The list is taken to start at its
+   * top (or stated edge) unless `fromStart` is set. Replays swipe the stored swipes without a model.
+   */
+  scroll?: boolean | ScrollOptions;
+}
+
+/** Rungs of a tap's heal ladder that may be switched off (docs/heal.md). */
+export interface HealRungs {
+  /** Replay a stored crop found a few pixels off its place, tapping the point moved the same. Default true. */
+  nearby?: boolean;
+  /** Search the whole screen for the stored crop before asking the model. Default true. */
+  search?: boolean;
+  /** Look for the stored accessibility element in the driver's page source before asking the model. Default true. */
+  accessibility?: boolean;
+}
+
+/** What `tap` did. */
+export interface TapResult {
+  /** `learned`: the model located the element; `replayed`: the stored value was used; `healed`: re-located and updated. */
+  outcome: "learned" | "replayed" | "healed";
+  /** Where it tapped, in screenshot pixels. */
+  point: Point;
+  /** Model requests this call made (0 for a replay). */
+  aiCalls: number;
+}
+
+/**
+ * Options of `toMatchScreenshot`. A comparison ignores the status bar, the navigation bar /
+ * home indicator, the baseline's stored `varying` regions and `mask`; it fails when more
+ * pixels differ than allowed: with both `maxDiffPixels` and `maxDiffPixelRatio` set the
+ * stricter applies, with one set only that one, with neither `maxDiffPixelRatio` 0.001
+ * (as Playwright's `toHaveScreenshot` combines them).
+ */
+export interface ScreenshotOptions {
+  /**
+   * When pixels still differ at half the time budget, ask the model (with the diff image)
+   * whether it is a real change; if not, store the new baseline, keeping the previous one.
+   * Ignored in mode `replay`.
+   */
+  autoHeal?: boolean;
+  /** Total time budget of the call in ms (waiting for a stable or matching screen, model calls). Default 30000. */
+  timeout?: number;
+  /** Aborts the call. */
+  signal?: AbortSignal;
+  /** Per-pixel colour tolerance, 0 (exact) to 1 (anything); pixelmatch's `threshold`. Default 0.1. */
+  threshold?: number;
+  /** Differing pixels allowed, a whole number. Default: not set (`maxDiffPixelRatio` 0.001 applies). */
+  maxDiffPixels?: number;
+  /** Differing pixels allowed as a ratio of all the screenshot's pixels, 0-1. Default 0.001 (0.1%) if neither set. */
+  maxDiffPixelRatio?: number;
+  /** Extra regions to ignore, in screenshot pixels, on top of the system bars and the stored varying regions. */
+  mask?: Box[];
+}
+
+/** What `toMatchScreenshot` did. */
+export interface ScreenshotResult {
+  /**
+   * `matched` the stored baseline (no model call), `stored` a new baseline the model judged
+   * against the prompt, or `healed`: the model found a pixel difference not a real change and
+   * the new screenshot became the baseline.
+   */
+  outcome: "matched" | "stored" | "healed";
+  /** Model requests this call made (0 for a pixel match). */
+  aiCalls: number;
+  /** Pixels that differed from the baseline outside the masks (0 when newly stored; before the heal when healed). */
+  diffPixels: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The longest timer Node keeps (2^31-1 ms, about 24.8 days); a longer one fires after 1 ms. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+export function checkText(value: unknown, what: string, example: string): string {
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new InputError(`${what} must be a non-empty string, e.g. ${example}; got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+export function checkOptionalText(value: unknown, what: string, example: string): string | undefined {
+  return value === undefined ? undefined : checkText(value, what, example);
+}
+
+export function checkTimeout(value: unknown): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_MS;
+  if (typeof value !== "number" || !(value >= 1 && value <= MAX_TIMEOUT_MS)) {
+    throw new InputError(
+      `timeout must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, e.g. 30000; got ${String(value)}.`,
+    );
+  }
+  return value;
+}
+
+export function checkSignal(value: unknown): AbortSignal | undefined {
+  if (value === undefined || value instanceof AbortSignal) return value;
+  throw new InputError("signal must be an AbortSignal, e.g. AbortSignal.timeout(10000).");
+}
+
+export function checkBoolean(value: unknown, what: string): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== "boolean") throw new InputError(`${what} must be true or false; got ${String(value)}.`);
+  return value;
+}
+
+export function checkRatio(value: unknown, what: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !(value >= 0 && value <= 1)) {
+    throw new InputError(`${what} must be a number from 0 to 1; got ${String(value)}.`);
+  }
+  return value;
+}
+
+export function checkCount(value: unknown, what: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw new InputError(`${what} must be a whole number of pixels, 0 or more; got ${String(value)}.`);
+  }
+  return value;
+}
+
+const HEAL_RUNGS = ["nearby", "search", "accessibility"] as const;
+
+/** The `heal` option of `tap`: every rung on unless switched off. */
+export function checkHealRungs(value: unknown): { nearby: boolean; search: boolean; accessibility: boolean } {
+  const rungs = checkKnownOptions(value, [...HEAL_RUNGS], "tap's heal");
+  return {
+    nearby: rungs.nearby === undefined ? true : checkBoolean(rungs.nearby, "heal.nearby"),
+    search: rungs.search === undefined ? true : checkBoolean(rungs.search, "heal.search"),
+    accessibility: rungs.accessibility === undefined ? true : checkBoolean(rungs.accessibility, "heal.accessibility"),
+  };
+}
+
+/** Reject unknown option names, so a typo (`autoheal`) does not silently do nothing. */
+export function checkKnownOptions(options: unknown, known: string[], api: string): Record<string, unknown> {
+  if (options === undefined) return {};
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new InputError(`${api} options must be an object; got ${JSON.stringify(options)}.`);
+  }
+  const unknown = Object.keys(options).filter((k) => !known.includes(k));
+  if (unknown.length) {
+    throw new InputError(
+      `${api} got unknown option ${unknown.map((k) => `"${k}"`).join(", ")}; known: ${known.join(", ")}.`,
+    );
+  }
+  return options as Record<string, unknown>;
+}

@@ -1,0 +1,141 @@
+/**
+ * One tapshot call in progress: its configuration, deadline and device, and the model
+ * requests, screenshots, taps and artifacts it makes. The engine makes it once the device is
+ * described, and finishes its log entry (docs/design.md section 1).
+ */
+import { ask, type AiAnswers, type AiImage, type AiKind, type AiRequestOf } from "../model/contract.js";
+import type { Artifact } from "../ground/artifacts.js";
+import type { CallLog } from "./call-log.js";
+import type { ResolvedConfig } from "../config/config.js";
+import type { Deadline } from "../ground/deadline.js";
+import { applyTarget, type DescribedDevice, type DeviceDescription } from "../device/description.js";
+import type { Point } from "../ground/geometry.js";
+import type { Swipe } from "../flows/tap/scroll/geometry.js";
+import { imageSize } from "../pixels/images.js";
+import { redact } from "../ground/secrets.js";
+import type { OpenedDevice } from "./opened-device.js";
+import { readPageSource, type PageSourceReading } from "../device/page-source.js";
+import { deviceSlugs, slugify, type DeviceSlugs } from "../store/keys.js";
+
+/** A page source reading; `reused` when it was read before on the same screen. */
+export type CallPageSource = PageSourceReading & { reused?: true };
+
+export class Call {
+  private described: DeviceDescription;
+  private slugs: DeviceSlugs;
+  /** The page source of the screen now shown, once read; a screenshot, tap or swipe forgets it. */
+  private screenPageSource: Promise<PageSourceReading> | undefined;
+
+  constructor(
+    readonly log: CallLog,
+    readonly config: ResolvedConfig,
+    readonly deadline: Deadline,
+    private readonly opened: OpenedDevice,
+    /** The device as described when the call started. */
+    device: DescribedDevice,
+  ) {
+    this.described = applyTarget(device, config.target);
+    this.slugs = deviceSlugs(device, config.target, config.osVersionKey);
+  }
+
+  /** The device, with the run's target applied; follows a rotation seen by {@link screenshot}. */
+  get device(): DeviceDescription {
+    return this.described;
+  }
+
+  /** The device's slug in store keys and messages, e.g. `google-pixel-7_14`. */
+  get deviceSlug(): string {
+    return this.slugs.slug;
+  }
+
+  /** Slugs older tapshot versions gave this device; values stored under them are still read. */
+  get formerDeviceSlugs(): readonly string[] {
+    return this.slugs.former;
+  }
+
+  /** The device session the call runs on: the key of what tapshot remembers per session. */
+  get session(): object {
+    return this.opened;
+  }
+
+  /** The tap prompt or the baseline name. */
+  get subject(): string {
+    return this.log.subject;
+  }
+
+  /** A line for the call's log entry. */
+  note(message: string): void {
+    this.log.note(message);
+  }
+
+  /** A screenshot; the device is described again when its size changed (rotation). */
+  async screenshot(): Promise<Buffer> {
+    this.deadline.throwIfAborted();
+    this.screenPageSource = undefined;
+    const { png, device } = await this.opened.screenshot((m) => this.note(m));
+    this.described = applyTarget(device, this.config.target);
+    this.slugs = deviceSlugs(device, this.config.target, this.config.osVersionKey);
+    return png;
+  }
+
+  /** Tap at a point in screenshot pixels. */
+  async tap(point: Point): Promise<void> {
+    this.deadline.throwIfAborted();
+    this.screenPageSource = undefined;
+    await this.opened.tap(point);
+  }
+
+  /** Swipe in screenshot pixels (tap's scroll option). */
+  async swipe(swipe: Swipe): Promise<void> {
+    this.deadline.throwIfAborted();
+    this.screenPageSource = undefined;
+    await this.opened.swipe(swipe);
+  }
+
+  /**
+   * The page source's elements, or why there are none (docs/heal.md): never throws. It is read
+   * once per screen: a heal whose ladder read it and whose model then locates on the same
+   * screenshot stores the element from that reading, and a failed read is not retried.
+   */
+  async pageSource(): Promise<CallPageSource> {
+    this.deadline.throwIfAborted();
+    if (this.screenPageSource) return { ...(await this.screenPageSource), reused: true };
+    this.screenPageSource = readPageSource(this.opened.pageSource, this.device);
+    return this.screenPageSource;
+  }
+
+  /** Ask the model, counting the call and remembering which model answered. */
+  async ask<K extends AiKind>(request: AiRequestOf<K>): Promise<AiAnswers[K]> {
+    const channel = this.config.channel();
+    this.log.countRequest();
+    const answer = await ask(channel, request, this.deadline.signal);
+    this.log.countAnswer(answer.model, answer.usage);
+    return answer;
+  }
+
+  /** Report one failure image to the configured reporter; a failing reporter is noted, not thrown. */
+  async report(role: Artifact["role"], data: Buffer, label: string = role): Promise<void> {
+    const subject = this.log.api === "tap" ? `tap-${slugify(this.subject, 40)}` : `screenshot-${this.subject}`;
+    const name = redact(`${subject}__${this.deviceSlug}__${label}.png`);
+    try {
+      const where = await this.config.reportArtifact({
+        name,
+        role,
+        mimeType: "image/png",
+        data,
+        api: this.log.api,
+        subject: redact(this.subject),
+        device: this.deviceSlug,
+      });
+      if (where) this.log.addArtifact(where);
+    } catch (error) {
+      this.note(`reporting artifact ${name} failed: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** Encode a PNG for a model request. */
+export async function toAiImage(png: Buffer): Promise<AiImage> {
+  const { width, height } = await imageSize(png);
+  return { mimeType: "image/png", data: png.toString("base64"), width, height };
+}

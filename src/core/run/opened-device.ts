@@ -1,0 +1,62 @@
+/**
+ * A device session with its description cached: described once per session, and again
+ * when a screenshot's size shows the screen changed (a rotation).
+ */
+import type { AdapterNote, DescribedDevice, DeviceSession } from "../device/description.js";
+import { DeviceError } from "../ground/errors.js";
+import type { Point } from "../ground/geometry.js";
+import type { Swipe } from "../flows/tap/scroll/geometry.js";
+import { imageSize } from "../pixels/images.js";
+
+export class OpenedDevice {
+  private description: DescribedDevice | undefined;
+
+  constructor(private readonly session: DeviceSession) {}
+
+  /** The cached description, read from the device the first time. */
+  async describe(note: AdapterNote): Promise<DescribedDevice> {
+    this.description ??= await this.session.describe(note);
+    return this.description;
+  }
+
+  /**
+   * A screenshot, and the description it was taken with: described again first when the
+   * screenshot's size differs from the cached one.
+   */
+  async screenshot(note: AdapterNote): Promise<{ png: Buffer; device: DescribedDevice }> {
+    let png: Buffer;
+    try {
+      png = await this.session.screenshot();
+    } catch (error) {
+      if (error instanceof DeviceError) throw error;
+      throw new DeviceError(`Taking a screenshot failed: ${(error as Error).message}`, { cause: error });
+    }
+    let device = await this.describe(note);
+    const size = await imageSize(png);
+    if (size.width !== device.screen.width || size.height !== device.screen.height) {
+      device = this.description = await this.session.describe(note);
+    }
+    return { png, device };
+  }
+
+  tap(point: Point): Promise<void> {
+    return this.session.tap(point);
+  }
+
+  /** Swipe; a DeviceError saying so when the session has no `swipe` (docs/devices.md). */
+  swipe(swipe: Swipe): Promise<void> {
+    if (typeof this.session.swipe !== "function") {
+      throw new DeviceError(
+        "tap's scroll option needs a device session that can swipe, and this adapter's session has no swipe() " +
+          "method. Add swipe(swipe) to the adapter's DeviceSession (docs/devices.md), or tap without scroll.",
+      );
+    }
+    return this.session.swipe(swipe);
+  }
+
+  /** The session's page source reader, when it has one. */
+  get pageSource(): (() => Promise<string>) | undefined {
+    const session = this.session;
+    return session.pageSource ? () => session.pageSource!() : undefined;
+  }
+}
