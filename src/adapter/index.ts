@@ -63,6 +63,6 @@ export {
   type Reading,
   type SessionRequirement,
   type Source,
-} from "../appium/kit.js";
+} from "../appium/index.js";
 export { imageSize } from "../core/pixels/images.js";
 export * from "../core/ground/errors.js";

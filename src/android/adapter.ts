@@ -2,7 +2,7 @@
  * The Android device adapter (docs/design.md section 2) for Appium UiAutomator2 and Espresso
  * sessions. Android taps are in pixels, so the scale is usually 1.
  */
-import { appiumAdapter } from "../appium/kit.js";
+import { appiumAdapter } from "../appium/index.js";
 import { describeAndroid } from "./describe.js";
 
 export const androidAdapter = appiumAdapter(

@@ -25,7 +25,7 @@ import {
   type AppiumSession,
   type Found,
   type Reading,
-} from "../appium/kit.js";
+} from "../appium/index.js";
 import { decodeRegion, isUniform } from "../core/pixels/images.js";
 import type { Rect, Size } from "../core/ground/geometry.js";
 import { barInsets, mergeInsets, NO_INSETS, parseBar } from "./system-bars.js";

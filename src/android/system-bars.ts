@@ -3,7 +3,7 @@
  * Frames come from `mobile: getSystemBars` (window frames in display pixels).
  */
 import type { Insets } from "../core/device/description.js";
-import { nonNegative } from "../appium/kit.js";
+import { nonNegative } from "../appium/index.js";
 import type { Rect, Size } from "../core/ground/geometry.js";
 
 /** One bar as `mobile: getSystemBars` reports it. */

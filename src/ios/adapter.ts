@@ -2,7 +2,7 @@
  * The iOS device adapter (docs/design.md section 2) for Appium XCUITest sessions.
  * WebDriverAgent taps are in points: a point in screenshot pixels is divided by the scale.
  */
-import { appiumAdapter } from "../appium/kit.js";
+import { appiumAdapter } from "../appium/index.js";
 import { describeIos } from "./describe.js";
 
 export const iosAdapter = appiumAdapter(

@@ -26,7 +26,7 @@ import {
   windowRect,
   type AppiumSession,
   type Reading,
-} from "../appium/kit.js";
+} from "../appium/index.js";
 import type { Size } from "../core/ground/geometry.js";
 import { knownModelName, modelOfProductType, statusBarPointsOf } from "./models.js";
 

@@ -4,9 +4,9 @@
  * turn the model's JSON into a validated answer with boxes in pixels of the request's
  * images. For `locate`, an optional refinement pass asks again on a zoomed crop.
  */
+import { describeZodError } from "../core/ground/zod-errors.js";
 import {
   AiRequestSchema,
-  describeZodError,
   parseAnswer,
   type AiAnswer,
   type AiChannel,

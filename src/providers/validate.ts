@@ -2,8 +2,8 @@
  * Validation of provider options with zod: a typo or a wrong type is a ConfigError that
  * names the provider and the option, before any request is made.
  */
+import { describeZodError } from "../core/ground/zod-errors.js";
 import { z } from "zod";
-import { describeZodError } from "../core/model/contract.js";
 import { ConfigError } from "../core/ground/errors.js";
 import { hasUserinfo, redact } from "../core/ground/secrets.js";
 import { COORDINATES } from "./coordinates.js";

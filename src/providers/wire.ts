@@ -4,8 +4,9 @@
  * with boxes in pixels of the request's image. A wire answer that does not fit is an
  * AiAnswerError naming the kind and the zod issue, never a guess.
  */
+import { describeZodError } from "../core/ground/zod-errors.js";
 import { z } from "zod";
-import { describeZodError, type AiKind, type Box, type Usage } from "../core/model/contract.js";
+import { type AiKind, type Box, type Usage } from "../core/model/contract.js";
 import { AiAnswerError } from "../core/ground/errors.js";
 import type { PreparedImage } from "./images.js";
 

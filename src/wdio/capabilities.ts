@@ -4,7 +4,7 @@
  * on Android, the model from the device, so only a farm's name for an iOS-style device whose
  * capabilities carry no model of their own becomes the target's `model`.
  */
-import { capability, text } from "../appium/kit.js";
+import { capability, text } from "../appium/index.js";
 import type { Target } from "../core/device/description.js";
 
 /**

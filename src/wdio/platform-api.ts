@@ -3,7 +3,7 @@
  * Android or iOS adapter by the session's `platformName`. One platform API per adapter, so the
  * engine keeps one device session per driver (docs/design.md section 2).
  */
-import { textCapability } from "../appium/kit.js";
+import { textCapability } from "../appium/index.js";
 import type { DeviceAdapter } from "../core/device/description.js";
 import { createPlatformApi, type PlatformApi } from "../core/engine/engine.js";
 import { DeviceError } from "../core/ground/errors.js";

@@ -4,10 +4,10 @@
  * (so a bad option stops the run before any session), configures tapshot in `beforeSession` of
  * each worker, and adds the commands and matchers to each session in `before`.
  */
+import { describeZodError } from "../core/ground/zod-errors.js";
 import { z } from "zod";
 import { fileReporter } from "../core/ground/artifacts.js";
 import { checkConfig, resolveResultsDir, type AiConfig } from "../core/config/config.js";
-import { describeZodError } from "../core/model/contract.js";
 import { TargetSchema, type DeviceAdapter, type Target } from "../core/device/description.js";
 import { ConfigError } from "../core/ground/errors.js";
 import { configureAi } from "../runner/index.js";

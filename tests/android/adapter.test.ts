@@ -4,7 +4,7 @@
  */
 import type { Browser } from "webdriverio";
 import { androidAdapter } from "../../src/android/adapter.js";
-import type { AppiumSession } from "../../src/appium/kit.js";
+import type { AppiumSession } from "../../src/appium/index.js";
 import { applyTarget, type DeviceDescription } from "../../src/core/device/description.js";
 import { DeviceError } from "../../src/core/ground/errors.js";
 import {

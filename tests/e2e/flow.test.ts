@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LogEntry } from "../../src/core/ground/log.js";
 import { BaselineRecordSchema, TapRecordSchema } from "../../src/core/store/records.js";
-import { A11Y_MODEL } from "../../src/core/flows/tap/tap-kind.js";
+import { A11Y_MODEL } from "../../src/core/flows/tap/heal-ladder.js";
 import { gemini } from "../../src/providers/index.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { XMLParser } from "fast-xml-parser";
 import type { TapOptions } from "../../src/core/engine/options.js";
 import { TapRecordSchema, type TapRecord } from "../../src/core/store/records.js";
-import { AGREED_MODEL, CROP_SEARCH_MODEL } from "../../src/core/flows/tap/tap-kind.js";
+import { AGREED_MODEL, CROP_SEARCH_MODEL } from "../../src/core/flows/tap/heal-ladder.js";
 import { gemini } from "../../src/providers/index.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";

@@ -49,3 +49,37 @@ test('every "docs/design.md section N" is a numbered section of the design doc',
   );
   expect(wrong).toEqual([]);
 });
+
+/** Repository paths a text names under src/, rig/, tests/, bench/, demo/ or scripts/: files (`src/core/run/call.ts`) and folders (`src/core/store/`). */
+export function citedPaths(text: string): string[] {
+  const path =
+    /(?<![\w/.@-])((?:src|rig|tests|bench|demo|scripts)\/(?:[\w.-]+\/)*(?:[\w-]+\.(?:ts|js|cjs|mjs|sh|json)\b)?)/g;
+  return [...text.matchAll(path)].map((m) => m[1]!).filter((p) => p.includes("/") && !p.endsWith("./"));
+}
+
+/** The markdown files of the repository that users and contributors read. */
+function markdownFiles(): string[] {
+  const docs = readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => join(ROOT, "docs", f));
+  return [...["README.md", "CONTRIBUTING.md", "BENCHMARKS.md"].map((f) => join(ROOT, f)), ...docs];
+}
+
+test("the path scanner finds files and folders a text names", () => {
+  expect(citedPaths("see src/core/run/call.ts and `src/core/store/`, not my-src/x.ts or tapshot/src")).toEqual([
+    "src/core/run/call.ts",
+    "src/core/store/",
+  ]);
+});
+
+test("every src/..., rig/..., tests/... path a comment or doc names exists", () => {
+  // The import-rules test names made-up files to test its checker.
+  const missing = [...files(), ...markdownFiles()]
+    .filter((file) => !file.endsWith("citations.test.ts") && !file.endsWith("import-rules.test.ts"))
+    .flatMap((file) =>
+      citedPaths(readFileSync(file, "utf8"))
+        .filter((cited) => !existsSync(join(ROOT, cited)))
+        .map((cited) => `${relative(ROOT, file)} names ${cited}`),
+    );
+  expect(missing).toEqual([]);
+});

@@ -44,7 +44,7 @@
  *   (appium-xcuitest-driver lib/commands/source.ts getPageSource).
  */
 import sharp from "sharp";
-import type { AppiumSession } from "../../src/appium/kit.js";
+import type { AppiumSession } from "../../src/appium/index.js";
 import type { Rect, Size } from "../../src/core/ground/geometry.js";
 
 /** Everything a double answers; tests edit it to make commands fail or change shape. */

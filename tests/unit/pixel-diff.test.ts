@@ -16,7 +16,7 @@ describe("countDiffPixels equals pixelmatch on painted copies", () => {
         const [a, b] = await makePair();
         for (const threshold of [0, 0.1, 0.3]) {
           const expected = reference(a, b, threshold, masks);
-          expect(countDiffPixels(a, b, threshold, masks)).toEqual({ diffPixels: expected, complete: true });
+          expect(countDiffPixels(a, b, { threshold, masks })).toEqual({ diffPixels: expected, complete: true });
           expect((await compare(a, b, { threshold, masks })).diffPixels).toBe(expected);
         }
       });
@@ -28,7 +28,7 @@ describe("countDiffPixels equals pixelmatch on painted copies", () => {
     const [a, b] = [await scene(0, 0), await scene(0.5, 0.5)];
     const beside: Rect[] = [{ x: 0, y: 0, width: 19, height: H }];
     const painted = reference(a, b, 0.1, beside);
-    expect(countDiffPixels(a, b, 0.1, beside).diffPixels).toBe(painted);
+    expect(countDiffPixels(a, b, { threshold: 0.1, masks: beside }).diffPixels).toBe(painted);
   });
 });
 
@@ -46,7 +46,7 @@ describe("bands", () => {
     for (const masks of [[], MASKS["full-width bars"]!, MASKS["partial, mid-screen"]!]) {
       const expected = reference(a, b, 0.1, masks);
       expect(expected).toBeGreaterThan(0);
-      expect(countDiffPixels(a, b, 0.1, masks).diffPixels).toBe(expected);
+      expect(countDiffPixels(a, b, { threshold: 0.1, masks }).diffPixels).toBe(expected);
     }
   });
 
@@ -57,7 +57,7 @@ describe("bands", () => {
       const i = (y * W + 50) * 4;
       b.data[i] = 255 - b.data[i]!;
       b.data[i + 1] = 255 - b.data[i + 1]!;
-      expect(countDiffPixels(a, b, 0.1).diffPixels).toBe(reference(a, b, 0.1, []));
+      expect(countDiffPixels(a, b, { threshold: 0.1 }).diffPixels).toBe(reference(a, b, 0.1, []));
     }
   });
 });
@@ -96,7 +96,7 @@ describe("early stop", () => {
     const full = reference(a, b, 0.1, []);
     expect(full).toBeGreaterThan(50);
     for (const allowed of [0, 1, 10, full - 1, full, full + 1]) {
-      const counted = countDiffPixels(a, b, 0.1, [], allowed);
+      const counted = countDiffPixels(a, b, { threshold: 0.1, masks: [], stopAbove: allowed });
       expect(counted.diffPixels <= allowed).toBe(full <= allowed);
       if (!counted.complete) expect(counted.diffPixels).toBe(allowed + 1);
       else expect(counted.diffPixels).toBe(full);

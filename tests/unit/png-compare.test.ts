@@ -61,7 +61,7 @@ describe("comparePngRows equals pixelmatch on painted copies", () => {
         const [da, db] = [await decoded(pa), await decoded(pb)];
         for (const masks of Object.values(MASKS)) {
           const expected = reference(da, db, 0.1, masks);
-          expect(comparePngRows(pa, pb, 0.1, masks)).toEqual({ diffPixels: expected, complete: true });
+          expect(comparePngRows(pa, pb, { threshold: 0.1, masks })).toEqual({ diffPixels: expected, complete: true });
         }
       }
     });
@@ -75,7 +75,7 @@ describe("comparePngRows equals pixelmatch on painted copies", () => {
         const [da, db] = [await decoded(pa), await decoded(pb)];
         for (const masks of Object.values(MASKS)) {
           const expected = reference(da, db, 0.1, masks);
-          const counted = comparePngRows(pa, pb, 0.1, masks);
+          const counted = comparePngRows(pa, pb, { threshold: 0.1, masks });
           // A clock change leaves 60-odd rows equal but filtered otherwise: two encoders, so libvips decodes.
           if (pairName === "clock changed") expect(counted).toBeUndefined();
           else expect(counted).toEqual({ diffPixels: expected, complete: true });
@@ -89,7 +89,7 @@ describe("comparePngRows equals pixelmatch on painted copies", () => {
     const [a] = await PAIRS["1-px shift"]!();
     for (const [ea, eb] of Object.values(MIXED)) {
       const [pa, pb] = [await encode(a, ea), await encode(a, eb)];
-      expect(comparePngRows(pa, pb, 0)).toBeUndefined();
+      expect(comparePngRows(pa, pb, { threshold: 0 })).toBeUndefined();
       expect((await comparePng(pa, pb, { threshold: 0 })).diffPixels).toBe(0);
     }
   });
@@ -111,7 +111,7 @@ describe("tall screens, many times the first row buffer (256 KB)", () => {
       const [da, db] = [await decoded(pa), await decoded(pb)];
       for (const masks of [MASKS["none"]!, MASKS["partial at every edge"]!]) {
         const expected = reference(da, db, 0.1, masks);
-        expect(comparePngRows(pa, pb, 0.1, masks)).toEqual({ diffPixels: expected, complete: true });
+        expect(comparePngRows(pa, pb, { threshold: 0.1, masks })).toEqual({ diffPixels: expected, complete: true });
       }
     }
   });
@@ -170,7 +170,7 @@ describe("tall screens, many times the first row buffer (256 KB)", () => {
       const [pa, pb] = [await encode(base, encoder), await encode(other, encoder)];
       for (const m of [[], masks]) {
         const expected = reference(base, other, 0.1, m);
-        expect(comparePngRows(pa, pb, 0.1, m)).toEqual({ diffPixels: expected, complete: true });
+        expect(comparePngRows(pa, pb, { threshold: 0.1, masks: m })).toEqual({ diffPixels: expected, complete: true });
       }
     }
   });
@@ -179,7 +179,7 @@ describe("tall screens, many times the first row buffer (256 KB)", () => {
     const base = screen();
     const other = edited(base, [1200]);
     const [pa, pb] = [await encode(base, { pngjs: 4, alpha: true }), await encode(other, { pngjs: 2, alpha: true })];
-    expect(comparePngRows(pa, pb, 0.1)).toBeUndefined();
+    expect(comparePngRows(pa, pb, { threshold: 0.1 })).toBeUndefined();
     expect((await comparePng(pa, pb)).diffPixels).toBe(reference(base, other, 0.1, []));
   });
 
@@ -190,7 +190,7 @@ describe("tall screens, many times the first row buffer (256 KB)", () => {
     const [pa, pb] = [await encode(base, encoder), await encode(other, encoder)];
     const full = reference(base, other, 0.1, []);
     for (const allowed of [0, 10, 1000, full - 1, full]) {
-      const result = comparePngRows(pa, pb, 0.1, [], allowed);
+      const result = comparePngRows(pa, pb, { threshold: 0.1, masks: [], stopAbove: allowed });
       expect(result).toEqual(
         full > allowed ? { diffPixels: allowed + 1, complete: false } : { diffPixels: full, complete: true },
       );
@@ -205,23 +205,23 @@ describe("PNGs left to libvips", () => {
     const [a, b] = await PAIRS["clock changed"]!();
     const rgba = await encode(a, { pngjs: -1, alpha: true });
     const rgb = await encode(b, { pngjs: -1, alpha: false });
-    expect(comparePngRows(rgba, rgb, 0.1)).toBeUndefined();
+    expect(comparePngRows(rgba, rgb, { threshold: 0.1 })).toBeUndefined();
     expect((await comparePng(rgba, rgb)).diffPixels).toBe(reference(a, await decoded(rgb), 0.1, []));
 
     const palette = await sharp(b.data, { raw: { width: b.width, height: b.height, channels: 4 } })
       .png({ palette: true, colours: 256 })
       .toBuffer();
-    expect(comparePngRows(rgba, palette, 0.1)).toBeUndefined();
+    expect(comparePngRows(rgba, palette, { threshold: 0.1 })).toBeUndefined();
     const decodedPalette = await decoded(palette);
     expect((await comparePng(rgba, palette)).diffPixels).toBe(reference(a, decodedPalette, 0.1, []));
 
     const smaller = await sharp(rgba).extract({ left: 0, top: 0, width: 50, height: 50 }).png().toBuffer();
-    expect(comparePngRows(rgba, smaller, 0.1)).toBeUndefined();
+    expect(comparePngRows(rgba, smaller, { threshold: 0.1 })).toBeUndefined();
     await expect(comparePng(rgba, smaller)).rejects.toThrow(/Cannot compare a 97x83 image with a 50x50 one/);
 
     // The zlib stream cut short inside its chunk (the CRC fixed up, so only the data is wrong).
     const short = truncatedIdat(rgba);
-    expect(comparePngRows(rgba, short, 0.1)).toBeUndefined();
+    expect(comparePngRows(rgba, short, { threshold: 0.1 })).toBeUndefined();
   });
 });
 

@@ -2,7 +2,8 @@ import sharp from "sharp";
 import { PNG } from "pngjs";
 import { decode, decodeRegion } from "../../src/core/pixels/images.js";
 import { createInflate, crc32, deflateSync, inflateSync } from "node:zlib";
-import { decodePngRect, InflatedRows, pngLayout, zlibInternals } from "../../src/core/pixels/png-rows.js";
+import { zlibInternals } from "../../src/core/pixels/inflate-into.js";
+import { decodePngRect, InflatedRows, pngLayout } from "../../src/core/pixels/png-rows.js";
 import type { Rect } from "../../src/core/ground/geometry.js";
 
 const WIDTH = 37;

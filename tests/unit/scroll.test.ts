@@ -176,14 +176,23 @@ describe("finding the stored crop along the scroll axis", () => {
 
   test("at its stored place, then 30 px lower and 60 px higher (a row more or fewer)", async () => {
     const expected = await storedCrop();
-    expect(await findAlong(expected, crop, await screen(310), "y", region, rule)).toEqual({ shift: 0, diffRatio: 0 });
-    expect(await findAlong(expected, crop, await screen(340), "y", region, rule)).toMatchObject({ shift: 30 });
-    expect(await findAlong(expected, crop, await screen(250), "y", region, rule)).toMatchObject({ shift: -60 });
+    expect(await findAlong({ expected, crop, screen: await screen(310), axis: "y", region, verdict: rule })).toEqual({
+      shift: 0,
+      diffRatio: 0,
+    });
+    expect(
+      await findAlong({ expected, crop, screen: await screen(340), axis: "y", region, verdict: rule }),
+    ).toMatchObject({ shift: 30 });
+    expect(
+      await findAlong({ expected, crop, screen: await screen(250), axis: "y", region, verdict: rule }),
+    ).toMatchObject({ shift: -60 });
   });
 
   test("not at all when the element is not on the screen", async () => {
     const expected = await storedCrop();
-    expect(await findAlong(expected, crop, await screen(700), "y", region, rule)).toBeUndefined();
+    expect(
+      await findAlong({ expected, crop, screen: await screen(700), axis: "y", region, verdict: rule }),
+    ).toBeUndefined();
   });
 });
 

@@ -4,11 +4,11 @@
  * browser nor a DNS-rebound name can read the store or decide anything (docs/reviewing.md).
  * Decisions go through the Store API (actions.ts), as `tapshot accept` and `revert` do.
  */
+import { describeZodError } from "../../core/ground/zod-errors.js";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
-import { describeZodError } from "../../core/model/contract.js";
 import { compare, decode } from "../../core/pixels/images.js";
 import type { Store } from "../../core/store/store.js";
 import type { StoreModel } from "../model.js";

@@ -3,13 +3,13 @@
  * variables, over standalone defaults. Read at every call, so a runner may
  * reconfigure between sessions.
  */
+import { describeZodError } from "../ground/zod-errors.js";
 import path from "node:path";
 import { z } from "zod";
 import type { AiChannel } from "../model/contract.js";
 import type { OsVersionKey, Target } from "../device/description.js";
 import { OsVersionKeySchema, TargetSchema } from "../device/description.js";
 import { ConfigError } from "../ground/errors.js";
-import { describeZodError } from "../model/contract.js";
 import { consoleLogger, type LogEntry } from "../ground/log.js";
 import { fileReporter, type ArtifactReporter } from "../ground/artifacts.js";
 import { FileStore } from "../store/file-store.js";

@@ -5,21 +5,24 @@
 import { z } from "zod";
 import { DeviceError } from "../ground/errors.js";
 import type { Point } from "../ground/geometry.js";
-import type { Swipe } from "../flows/tap/scroll/geometry.js";
 
 export type { Point, Rect, Size } from "../ground/geometry.js";
-export type { Swipe } from "../flows/tap/scroll/geometry.js";
+
+/** One swipe in screenshot pixels: press at `from`, move to `to` over `durationMs`, pause, release. */
+export interface Swipe {
+  from: Point;
+  to: Point;
+  /** How long the move takes, ms. */
+  durationMs: number;
+}
 
 export const PlatformSchema = z.enum(["android", "ios"]);
 /** The platform of a device. */
 export type Platform = z.infer<typeof PlatformSchema>;
 
-export const InsetsSchema = z.object({
-  top: z.number().int().nonnegative(),
-  bottom: z.number().int().nonnegative(),
-  left: z.number().int().nonnegative(),
-  right: z.number().int().nonnegative(),
-});
+/** One side's inset: whole screenshot pixels. */
+const SideSchema = z.number().int().nonnegative();
+export const InsetsSchema = z.object({ top: SideSchema, bottom: SideSchema, left: SideSchema, right: SideSchema });
 /**
  * System bars in screenshot pixels, following the orientation: `top` is the status
  * bar, `bottom` the navigation bar / home indicator (in landscape they may be on a side).

@@ -6,7 +6,7 @@
  * never a failure of the tap.
  */
 import type { Platform } from "./description.js";
-import type { Point, Rect, Size } from "../ground/geometry.js";
+import { contains, type Point, type Rect, type Size } from "../ground/geometry.js";
 
 /** A page source longer than this is not parsed: parsing is synchronous, so its size bounds its time. */
 export const PAGE_SOURCE_MAX_CHARS = 2_000_000;
@@ -180,10 +180,6 @@ function visiblePart(r: Rect, screen: Size): Rect | undefined {
 }
 
 const area = (r: Rect) => r.width * r.height;
-
-function contains(r: Rect, p: Point): boolean {
-  return p.x >= r.x && p.y >= r.y && p.x < r.x + r.width && p.y < r.y + r.height;
-}
 
 /**
  * The element the user tapped at `point`: the innermost (smallest) element containing it that

@@ -12,12 +12,14 @@ import type { Done } from "../run/lifecycle.js";
 import { OpenedDevice } from "../run/opened-device.js";
 import {
   checkBoolean,
-  checkHealRungs,
   checkKnownOptions,
   checkOptionalText,
   checkSignal,
   checkText,
   checkTimeout,
+} from "../ground/checks.js";
+import {
+  checkHealRungs,
   type ScreenshotOptions,
   type ScreenshotResult,
   type TapOptions,
@@ -51,6 +53,16 @@ interface Flow<R> {
   run(call: Call, key: string): Promise<Done<R>>;
 }
 
+/** One public call: which API, about what, on which driver, within which budget, running which flow. */
+interface FlowCall<R> {
+  api: "tap" | "toMatchScreenshot";
+  /** The prompt or baseline name, for the log. */
+  subject: string;
+  driver: unknown;
+  budget: { timeout: number; signal: AbortSignal | undefined };
+  flow: Flow<R>;
+}
+
 const TAP_OPTIONS = ["verify", "autoHeal", "heal", "timeout", "signal", "scroll"];
 
 /** The API for devices `adapter` opens: what a runner uses to drive another kind of device. */
@@ -65,14 +77,14 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
     return opened;
   }
 
-  async function run<R>(
-    api: "tap" | "toMatchScreenshot",
-    subject: string,
-    opened: OpenedDevice,
-    driver: unknown,
-    { timeout, signal }: { timeout: number; signal: AbortSignal | undefined },
-    flow: Flow<R>,
-  ): Promise<R & { outcome: Done<R>["outcome"]; aiCalls: number }> {
+  async function run<R>({
+    api,
+    subject,
+    driver,
+    budget: { timeout, signal },
+    flow,
+  }: FlowCall<R>): Promise<R & { outcome: Done<R>["outcome"]; aiCalls: number }> {
+    const opened = open(driver);
     const config = resolveConfig(driver);
     const deadline = new Deadline(timeout, `${api} "${subject}"`, signal);
     const log = new CallLog(api, subject, config);
@@ -104,10 +116,12 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
         heal: checkHealRungs(opts.heal),
       };
       const budget = { timeout: checkTimeout(opts.timeout), signal: checkSignal(opts.signal) };
-      const opened = open(driver);
-      const result = await run("tap", params.prompt, opened, driver, budget, {
-        keyOf: (call) => tapKeyOf(call, params),
-        run: (call, key) => runTap(call, key, params),
+      const result = await run({
+        api: "tap",
+        subject: params.prompt,
+        driver,
+        budget,
+        flow: { keyOf: (call) => tapKeyOf(call, params), run: (call, key) => runTap(call, key, params) },
       });
       return result as TapResult;
     },
@@ -116,18 +130,16 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
       return {
         async toMatchScreenshot(name, prompt, options) {
           const { params, timeout, signal } = checkScreenshotInput(name, prompt, options);
-          const opened = open(driver);
-          const result = await run(
-            "toMatchScreenshot",
-            params.name,
-            opened,
+          const result = await run({
+            api: "toMatchScreenshot",
+            subject: params.name,
             driver,
-            { timeout, signal },
-            {
+            budget: { timeout, signal },
+            flow: {
               keyOf: (call) => baselineKeyOf(call, params),
               run: (call, key) => runScreenshot(call, key, params),
             },
-          );
+          });
           return result as ScreenshotResult;
         },
       };

@@ -34,19 +34,20 @@ export class TapshotError extends Error {
   }
 }
 
-/** `configureAi` or the environment holds something invalid, or no model channel is configured. */
-export class ConfigError extends TapshotError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("config", message, options);
-  }
+/** A base for the errors of one `code`, built from a message and an optional cause. */
+function withCode(code: TapshotErrorCode) {
+  return class extends TapshotError {
+    constructor(message: string, options?: { cause?: unknown }) {
+      super(code, message, options);
+    }
+  };
 }
 
+/** `configureAi` or the environment holds something invalid, or no model channel is configured. */
+export class ConfigError extends withCode("config") {}
+
 /** A call got an argument it cannot use (empty prompt, invalid name, negative timeout...). */
-export class InputError extends TapshotError {
-  constructor(message: string) {
-    super("input", message);
-  }
-}
+export class InputError extends withCode("input") {}
 
 /** A model channel answered with something that does not fit the contract for that request kind. */
 export class AiAnswerError extends TapshotError {
@@ -74,32 +75,16 @@ export class ProviderError extends TapshotError {
 }
 
 /** Nothing is stored for this call and the model may not be asked (`mode: "replay"`). */
-export class NotStoredError extends TapshotError {
-  constructor(message: string) {
-    super("not-stored", message);
-  }
-}
+export class NotStoredError extends withCode("not-stored") {}
 
 /** The model did not find the element a tap asked for. */
-export class ElementNotFoundError extends TapshotError {
-  constructor(message: string) {
-    super("not-found", message);
-  }
-}
+export class ElementNotFoundError extends withCode("not-found") {}
 
 /** The model said the screen after a fresh tap does not satisfy `verify`; nothing was stored. */
-export class VerifyFailedError extends TapshotError {
-  constructor(message: string) {
-    super("verify-failed", message);
-  }
-}
+export class VerifyFailedError extends withCode("verify-failed") {}
 
 /** A stored tap's crop never matched the screen before the deadline. */
-export class ReplayMismatchError extends TapshotError {
-  constructor(message: string) {
-    super("replay-mismatch", message);
-  }
-}
+export class ReplayMismatchError extends withCode("replay-mismatch") {}
 
 /** A screenshot differs from its stored baseline by more than the allowed pixels. */
 export class ScreenshotMismatchError extends TapshotError {
@@ -115,39 +100,19 @@ export class ScreenshotMismatchError extends TapshotError {
 }
 
 /** The model judged a screenshot against its prompt and rejected it, or a change as real. */
-export class RejectedError extends TapshotError {
-  constructor(message: string) {
-    super("rejected", message);
-  }
-}
+export class RejectedError extends withCode("rejected") {}
 
 /** Stored data is unreadable or inconsistent. */
-export class StoreError extends TapshotError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("store", message, options);
-  }
-}
+export class StoreError extends withCode("store") {}
 
 /** The call's time budget ran out. */
-export class TimeoutError extends TapshotError {
-  constructor(message: string) {
-    super("timeout", message);
-  }
-}
+export class TimeoutError extends withCode("timeout") {}
 
 /** The caller's `signal` aborted the call. */
-export class AbortedError extends TapshotError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("aborted", message, options);
-  }
-}
+export class AbortedError extends withCode("aborted") {}
 
 /** The driver is not a usable Appium session of the platform, or a device command failed. */
-export class DeviceError extends TapshotError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("device", message, options);
-  }
-}
+export class DeviceError extends withCode("device") {}
 
 /** A model's reason as a clause inside a sentence: without its final full stop. */
 export function clause(reason: string): string {

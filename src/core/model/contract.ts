@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { untilAborted } from "../ground/deadline.js";
 import { AiAnswerError } from "../ground/errors.js";
+import { describeZodError } from "../ground/zod-errors.js";
 import type { Rect } from "../ground/geometry.js";
 
 /** An image sent to a model: base64 data plus its size in pixels. */
@@ -163,13 +164,6 @@ export const answerSchemas = {
   judge: JudgeAnswerSchema,
   compare: CompareAnswerSchema,
 } as const;
-
-/** Describe a zod error as `path: message; ...` for error messages. */
-export function describeZodError(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length ? issue.path.join(".") : "(root)"}: ${issue.message}`)
-    .join("; ");
-}
 
 /** Validate an answer of the given kind, or throw an {@link AiAnswerError} naming the kind and the issue. */
 export function parseAnswer<K extends AiKind>(kind: K, answer: unknown): AiAnswers[K] {

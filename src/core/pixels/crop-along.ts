@@ -5,30 +5,40 @@
  * brightness profile first, and the few best places are then compared pixel by pixel with the
  * crop's own rule.
  */
+import { cutRegion, type CropVerdict } from "./crop.js";
 import { compare, type RawImage } from "./images.js";
 import type { Rect } from "../ground/geometry.js";
 
-/** How a crop is judged: pixelmatch threshold and the share of pixels that may differ. */
-export interface CropRule {
-  threshold: number;
-  maxDiffRatio: number;
-}
-
 /** Places whose profile fits best that are compared in full. */
 const CANDIDATES = 4;
+
+/** What {@link findAlong} looks for, and where. */
+export interface AlongSearch {
+  /** The stored crop's pixels. */
+  expected: RawImage;
+  /** Where the crop was stored, in screen pixels. */
+  crop: Rect;
+  /** The decoded screen to look on. */
+  screen: RawImage;
+  /** The scroll axis the crop may have moved along. */
+  axis: "x" | "y";
+  /** The part of the screen that scrolls. */
+  region: Rect;
+  verdict: CropVerdict;
+}
 
 /**
  * Where `expected` (the crop stored at `crop`) appears on `screen`, moved only along `axis` and
  * staying inside `region`: the shift from the stored place, or `undefined` when it is not there.
  */
-export async function findAlong(
-  expected: RawImage,
-  crop: Rect,
-  screen: RawImage,
-  axis: "x" | "y",
-  region: Rect,
-  rule: CropRule,
-): Promise<{ shift: number; diffRatio: number } | undefined> {
+export async function findAlong({
+  expected,
+  crop,
+  screen,
+  axis,
+  region,
+  verdict,
+}: AlongSearch): Promise<{ shift: number; diffRatio: number } | undefined> {
   const length = axis === "y" ? crop.height : crop.width;
   const stored = axis === "y" ? crop.y : crop.x;
   // The region, widened to the stored place: a crop learned half out of the region is still looked for.
@@ -54,8 +64,8 @@ export async function findAlong(
   );
   for (const at of places) {
     const rect = axis === "y" ? { ...crop, y: at } : { ...crop, x: at };
-    const { diffRatio } = await compare(expected, cut(screen, rect), { threshold: rule.threshold });
-    if (diffRatio <= rule.maxDiffRatio) return { shift: at - stored, diffRatio };
+    const { diffRatio } = await compare(expected, cutRegion(screen, rect), { threshold: verdict.threshold });
+    if (diffRatio <= verdict.maxDiffRatio) return { shift: at - stored, diffRatio };
   }
   return undefined;
 }
@@ -71,14 +81,4 @@ function profile(image: RawImage, rect: Rect, axis: "x" | "y"): Float64Array {
     }
   }
   return out;
-}
-
-/** A copy of `rect` of a decoded image. */
-function cut(image: RawImage, rect: Rect): RawImage {
-  const data = Buffer.alloc(rect.width * rect.height * 4);
-  for (let row = 0; row < rect.height; row++) {
-    const start = ((rect.y + row) * image.width + rect.x) * 4;
-    image.data.copy(data, row * rect.width * 4, start, start + rect.width * 4);
-  }
-  return { data, width: rect.width, height: rect.height };
 }

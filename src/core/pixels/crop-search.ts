@@ -7,6 +7,7 @@
  * BENCHMARKS.md section 8 with nothing to install (@appium/opencv is 18 MB of wasm).
  */
 import type { Rect } from "../ground/geometry.js";
+import { cutRegion } from "./crop.js";
 import { compare, type RawImage } from "./images.js";
 
 /** A grey image, one byte a pixel. */
@@ -101,7 +102,7 @@ export async function searchCrop(
     const rect = { x, y, width: crop.width, height: crop.height };
     if (found.some((f) => f.rect.x === x && f.rect.y === y)) continue;
     const stopAbove = Math.floor(crop.width * crop.height * options.stopAboveRatio);
-    const { diffRatio } = await compare(crop, regionOf(screen, rect), { threshold: options.threshold, stopAbove });
+    const { diffRatio } = await compare(crop, cutRegion(screen, rect), { threshold: options.threshold, stopAbove });
     found.push({ rect, diffRatio });
   }
   return found.sort((a, b) => a.diffRatio - b.diffRatio);
@@ -190,14 +191,4 @@ function sadAt(s: Grey, c: Grey, x: number, y: number, limit: number): number {
     }
   }
   return sum;
-}
-
-/** A copy of one rectangle of `raw`. */
-export function regionOf(raw: RawImage, rect: Rect): RawImage {
-  const data = Buffer.alloc(rect.width * rect.height * 4);
-  for (let row = 0; row < rect.height; row++) {
-    const from = ((rect.y + row) * raw.width + rect.x) * 4;
-    raw.data.copy(data, row * rect.width * 4, from, from + rect.width * 4);
-  }
-  return { data, width: rect.width, height: rect.height };
 }

@@ -6,6 +6,7 @@ import pixelmatch from "pixelmatch";
 import type { Rect, Size } from "../ground/geometry.js";
 import { countDiffPixels, MASK_GREY_BYTE, maskSpans } from "./pixel-diff.js";
 import { comparePngRows } from "./png-compare.js";
+import { pngSize } from "./png.js";
 import { decodePngRect } from "./png-rows.js";
 import { loadSharp } from "./sharp.js";
 
@@ -16,8 +17,6 @@ export interface RawImage {
   height: number;
 }
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
 /** Width and height of a PNG (or JPEG) without decoding its pixels. */
 export async function imageSize(image: Buffer): Promise<Size> {
   // Every screenshot passes here: read a PNG's IHDR chunk directly rather than starting a sharp pipeline.
@@ -27,14 +26,6 @@ export async function imageSize(image: Buffer): Promise<Size> {
   const meta = await sharp(image).metadata();
   if (!meta.width || !meta.height) throw new Error("The image has no size: is it a PNG?");
   return { width: meta.width, height: meta.height };
-}
-
-/** A PNG's width and height from its IHDR chunk, or `undefined` when `image` is not a PNG. */
-function pngSize(image: Buffer): Size | undefined {
-  if (image.length < 24 || !image.subarray(0, 8).equals(PNG_SIGNATURE) || image.toString("latin1", 12, 16) !== "IHDR") {
-    return undefined;
-  }
-  return { width: image.readUInt32BE(16), height: image.readUInt32BE(20) };
 }
 
 /**
@@ -169,7 +160,7 @@ export async function compare(a: RawImage, b: RawImage, options: CompareOptions 
   if (!options.diff) {
     if (a.data.equals(b.data)) return { diffPixels: 0, diffRatio: 0 };
     const stopAbove = options.stopAbove ?? Infinity;
-    const { diffPixels, complete } = countDiffPixels(a, b, threshold, masks, stopAbove);
+    const { diffPixels, complete } = countDiffPixels(a, b, { threshold, masks, stopAbove });
     return { diffPixels, diffRatio: diffPixels / total, ...(complete ? {} : { stoppedAbove: stopAbove }) };
   }
   const spans = maskSpans(masks, a.width, a.height);
@@ -192,7 +183,7 @@ export async function comparePng(a: Buffer, b: Buffer, options: CompareOptions =
   if (!options.diff) {
     if (a.equals(b)) return { diffPixels: 0, diffRatio: 0 };
     const { threshold = 0.1, masks = [], stopAbove = Infinity } = options;
-    const counted = comparePngRows(a, b, threshold, masks, stopAbove);
+    const counted = comparePngRows(a, b, { threshold, masks, stopAbove });
     if (counted) {
       const { width, height } = pngSize(a)!;
       const { diffPixels, complete } = counted;

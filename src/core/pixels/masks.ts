@@ -3,13 +3,11 @@
  * system bars from the device description, boxes the model marked as varying,
  * the caller's own masks. All in screenshot pixels.
  */
-import type { Box } from "../model/contract.js";
-import type { DeviceDescription } from "../device/description.js";
-import type { Rect } from "../ground/geometry.js";
+import type { Rect, Sides, Size } from "../ground/geometry.js";
 import type { RawImage } from "./images.js";
 
 /** The status bar and the navigation bar / home indicator (on any side in landscape), as rectangles. */
-export function systemBarMasks(device: Pick<DeviceDescription, "screen" | "insets">): Rect[] {
+export function systemBarMasks(device: { screen: Size; insets: Sides }): Rect[] {
   const { width, height } = device.screen;
   const { top, bottom, left, right } = device.insets;
   const masks: Rect[] = [];
@@ -24,7 +22,7 @@ export function systemBarMasks(device: Pick<DeviceDescription, "screen" | "inset
  * A box clipped to a `width` x `height` screen and rounded outward to whole pixels;
  * `null` when nothing of it lies on the screen.
  */
-export function clipToScreen(box: Box, width: number, height: number): Rect | null {
+export function clipToScreen(box: Rect, width: number, height: number): Rect | null {
   const x0 = Math.max(0, Math.floor(box.x));
   const y0 = Math.max(0, Math.floor(box.y));
   const x1 = Math.min(width, Math.ceil(box.x + box.width));

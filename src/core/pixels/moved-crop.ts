@@ -2,15 +2,21 @@
  * The cheap rungs of a tap's heal ladder that look at pixels only (docs/heal.md): the stored
  * crop a few pixels off its place, and the stored crop anywhere outside the system bars.
  */
-import type { DeviceDescription } from "../device/description.js";
-import type { Point, Rect } from "../ground/geometry.js";
-import { decodeRegion, rectFits, type RawImage } from "./images.js";
+import type { Point, Rect, Sides, Size } from "../ground/geometry.js";
+import type { CropVerdict } from "./crop.js";
 import { searchCrop } from "./crop-search.js";
+import { decodeRegion, rectFits, type RawImage } from "./images.js";
 
-/** How a crop is judged: the in-place verdict's tolerance and allowed share, as tap.ts uses them. */
-export interface CropVerdict {
-  threshold: number;
-  maxDiffRatio: number;
+export type { CropVerdict } from "./crop.js";
+
+/** What the crop searches read of the device (a `DeviceDescription` fits): its screen, scale and system bars. */
+export interface CropScreen {
+  /** Screenshot size in pixels. */
+  screen: Size;
+  /** Screenshot pixels per tap unit. */
+  scale: number;
+  /** System bars in screenshot pixels. */
+  insets: Sides;
 }
 
 /** A nearby shift is at most this many tap units in each direction (a grown status bar, font hinting). */
@@ -39,7 +45,7 @@ export async function nearbyShift(
   png: Buffer,
   expected: RawImage,
   crop: Rect,
-  device: DeviceDescription,
+  device: CropScreen,
   verdict: CropVerdict,
 ): Promise<Shift | undefined> {
   const margin = Math.max(1, Math.round(NEARBY_UNITS * device.scale));
@@ -68,7 +74,7 @@ export async function searchMoved(
   screen: RawImage,
   expected: RawImage,
   crop: Rect,
-  device: DeviceDescription,
+  device: CropScreen,
   verdict: CropVerdict,
 ): Promise<SearchFinding> {
   const { top, bottom, left, right } = device.insets;

@@ -63,6 +63,16 @@ function words(data: Uint8Array, pixels: number): Uint32Array {
   return new Uint32Array(Uint8Array.from(data.subarray(0, pixels * 4)).buffer);
 }
 
+/** How {@link countDiffPixels} and the row comparison (src/core/pixels/png-compare.ts) count. */
+export interface DiffCounting {
+  /** Per-pixel colour distance tolerated, pixelmatch's threshold (0-1). */
+  threshold: number;
+  /** Rectangles whose pixels are not counted. */
+  masks?: readonly Rect[];
+  /** Stop once more pixels than this differ (the count is then incomplete). */
+  stopAbove?: number;
+}
+
 /**
  * Count the pixels of `a` and `b` outside `masks` that differ by more than `threshold`
  * (pixelmatch's, 0-1) and are not anti-aliasing, stopping once the count exceeds `stopAbove`.
@@ -70,9 +80,7 @@ function words(data: Uint8Array, pixels: number): Uint32Array {
 export function countDiffPixels(
   a: Pixels,
   b: Pixels,
-  threshold: number,
-  masks: readonly Rect[] = [],
-  stopAbove = Infinity,
+  { threshold, masks = [], stopAbove = Infinity }: DiffCounting,
 ): DiffCount {
   const counter = new DiffCounter(a, b, threshold, masks);
   const complete = counter.countRows(0, a.height, stopAbove);

@@ -14,7 +14,7 @@
  * decodes the two in parallel on its threads faster than rows are unfiltered here.
  */
 import type { Rect } from "../ground/geometry.js";
-import { DiffCounter, type DiffCount } from "./pixel-diff.js";
+import { DiffCounter, type DiffCount, type DiffCounting } from "./pixel-diff.js";
 import { InflatedRows, pngLayout, readsRowAbove, rgbToRgba, RowUnfilter, type PngLayout } from "./png-rows.js";
 
 /**
@@ -34,9 +34,7 @@ const REACH = 2;
 export function comparePngRows(
   a: Buffer,
   b: Buffer,
-  threshold: number,
-  masks: readonly Rect[] = [],
-  stopAbove = Infinity,
+  { threshold, masks = [], stopAbove = Infinity }: DiffCounting,
 ): DiffCount | undefined {
   const la = pngLayout(a);
   const lb = pngLayout(b);

@@ -12,9 +12,10 @@
  * embedded profile (a Display P3 screenshot, say) to sRGB: reading them raw here would make the
  * same screen decode differently in a stored crop and in a screenshot.
  */
-import { constants, crc32, createInflate, type Inflate } from "node:zlib";
-import { types } from "node:util";
+import { crc32 } from "node:zlib";
 import type { Rect } from "../ground/geometry.js";
+import { openInflateInto, type InflateInto } from "./inflate-into.js";
+import { hasPngSignature } from "./png.js";
 
 /** What the IHDR chunk and the IDAT chunks of a PNG hold, for the PNGs this module reads. */
 export interface PngLayout {
@@ -26,11 +27,9 @@ export interface PngLayout {
   idat: Buffer[];
 }
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
 /** The layout of an 8-bit RGB(A) non-interlaced PNG with no iCCP chunk whose chunks' CRCs hold, else `undefined`. */
 export function pngLayout(png: Buffer): PngLayout | undefined {
-  if (png.length < 33 || !png.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
+  if (png.length < 33 || !hasPngSignature(png)) return undefined;
   const idat: Buffer[] = [];
   let header: Buffer | undefined;
   for (let at = 8; at + 12 <= png.length;) {
@@ -56,32 +55,6 @@ export function pngLayout(png: Buffer): PngLayout | undefined {
   const height = header.readUInt32BE(4);
   if (!width || !height) return undefined;
   return { width, height, bpp: colour === 6 ? 4 : 3, idat };
-}
-
-/**
- * Node's zlib handle under an inflate stream (Node's lib/zlib.js): `writeSync` inflates into the
- * buffer and range it is given and leaves the bytes of output room and of input left in the
- * stream's `_writeState`. The stream and `inflateSync` call it with a new buffer for every chunk
- * of output; called directly, one buffer serves a whole decode.
- */
-interface ZlibHandle {
-  writeSync(
-    flush: number,
-    input: Uint8Array,
-    inAt: number,
-    inLength: number,
-    out: Uint8Array,
-    outAt: number,
-    outLength: number,
-  ): void;
-}
-
-/** An inflate stream's handle and write state, or `undefined` where Node's zlib has no such internals. */
-export function zlibInternals(stream: object): { handle: ZlibHandle; state: Uint32Array } | undefined {
-  const { _handle: handle, _writeState: state } = stream as { _handle?: Partial<ZlibHandle>; _writeState?: unknown };
-  // Not `instanceof`: under a test runner's VM context (Jest's) Node's arrays come from another realm.
-  if (typeof handle?.writeSync !== "function" || !types.isUint32Array(state) || state.length < 2) return undefined;
-  return { handle: handle as ZlibHandle, state };
 }
 
 /** The first room for inflated rows, per decode: grown when the rows kept fill half of it. */
@@ -111,22 +84,15 @@ export class InflatedRows {
 
   private constructor(
     private readonly layout: PngLayout,
-    private readonly stream: Inflate,
-    private readonly zlib: { handle: ZlibHandle; state: Uint32Array },
+    private readonly inflater: InflateInto,
   ) {
     this.rowBytes = layout.width * layout.bpp + 1;
   }
 
   /** Rows of `layout`, or `undefined` where Node's zlib lacks the internals used (callers then use libvips). */
   static open(layout: PngLayout): InflatedRows | undefined {
-    // Its own output buffer goes unused: the smallest zlib allows.
-    const stream = createInflate({ chunkSize: constants.Z_MIN_CHUNK });
-    // zlib's error is read from `destroyed`; Node also emits it as an event.
-    stream.on("error", () => {});
-    const zlib = zlibInternals(stream);
-    if (zlib) return new InflatedRows(layout, stream, zlib);
-    stream.close();
-    return undefined;
+    const inflater = openInflateInto();
+    return inflater && new InflatedRows(layout, inflater);
   }
 
   /**
@@ -148,32 +114,23 @@ export class InflatedRows {
 
   /** Free zlib's state; the rows out so far stay readable. */
   close(): void {
-    this.stream.close();
+    this.inflater.close();
   }
 
   /** Inflate into the room after the rows kept; false when nothing more comes out. */
   private inflateMore(): boolean {
     const { idat } = this.layout;
-    // Writing to a closed handle aborts the process: Node destroys the stream on zlib's error and on close().
-    if (this.ended || this.stream.destroyed || this.part === idat.length || !this.makeRoom()) return false;
-    const { handle, state } = this.zlib;
+    if (this.ended || this.part === idat.length || !this.makeRoom()) return false;
     const input = idat[this.part]!;
     const last = this.part === idat.length - 1;
     const room = this.held.length - this.filled;
-    handle.writeSync(
-      last ? constants.Z_FINISH : constants.Z_NO_FLUSH,
-      input,
-      this.partAt,
-      input.length - this.partAt,
-      this.held,
-      this.filled,
-      room,
-    );
-    // zlib rejected the data.
-    if (this.stream.destroyed) return false;
-    const [roomLeft, inputLeft] = state;
-    this.filled += room - roomLeft!;
-    this.partAt = input.length - inputLeft!;
+    const step = { input, inAt: this.partAt, out: this.held, outAt: this.filled, room, last };
+    const left = this.inflater.write(step);
+    // zlib rejected the data, or the inflater was closed.
+    if (!left) return false;
+    const { roomLeft, inputLeft } = left;
+    this.filled += room - roomLeft;
+    this.partAt = input.length - inputLeft;
     if (inputLeft === 0 && !last) [this.part, this.partAt] = [this.part + 1, 0];
     else if (roomLeft !== 0) this.ended = true; // the zlib stream is complete
     return room !== roomLeft || !this.ended;

@@ -10,7 +10,7 @@ import type { ResolvedConfig } from "../config/config.js";
 import type { Deadline } from "../ground/deadline.js";
 import { applyTarget, type DescribedDevice, type DeviceDescription } from "../device/description.js";
 import type { Point } from "../ground/geometry.js";
-import type { Swipe } from "../flows/tap/scroll/geometry.js";
+import type { Swipe } from "../device/description.js";
 import { imageSize } from "../pixels/images.js";
 import { redact } from "../ground/secrets.js";
 import type { OpenedDevice } from "./opened-device.js";

@@ -15,9 +15,9 @@
  *   image a person rejected (`tapshot revert`) is refused before the model is asked, and fails
  *   as the mismatch it is, naming the rejection.
  */
+import { describeZodError } from "../ground/zod-errors.js";
 import type { z } from "zod";
 import type { Call } from "./call.js";
-import { describeZodError } from "../model/contract.js";
 import { screenOf, sameScreen } from "../device/description.js";
 import { HEALED_MESSAGE, type Outcome } from "../ground/log.js";
 import { createRecord, FORMAT, PENDING, readRecord, replaceRecord, sha256, type Stored } from "../store/records.js";
@@ -81,14 +81,22 @@ export interface StoredKind<Rec extends StoredRecordBase, R, M extends Mismatch>
   heal(stored: Stored<Rec>, mismatch: M): Promise<NewValue<Rec, R> | { done: Done<R> }>;
 }
 
+/** One run of the lifecycle: the call, the record's key and its kind. */
+interface KeyRun<Rec extends StoredRecordBase, R, M extends Mismatch> {
+  call: Call;
+  key: string;
+  kind: StoredKind<Rec, R, M>;
+}
+
 /** Run the lifecycle for `key`: use, learn or heal, and store what changed. */
 export async function runStored<Rec extends StoredRecordBase, R, M extends Mismatch>(
   call: Call,
   key: string,
   kind: StoredKind<Rec, R, M>,
 ): Promise<Done<R>> {
+  const run: KeyRun<Rec, R, M> = { call, key, kind };
   const first = await readUsable(call, key, kind, { noteOtherScreen: true });
-  if (first.usable) return useOrHeal(call, key, kind, first.usable, first.from);
+  if (first.usable) return useOrHeal(run, first.usable, first.from);
   if (call.config.mode === "replay") throw kind.notStored(first.otherScreen);
 
   // One learner per key: parallel runs of this device wait here, then use what it stored.
@@ -98,9 +106,9 @@ export async function runStored<Rec extends StoredRecordBase, R, M extends Misma
       call.note(`${kind.noun} stored by a parallel run`);
       return { stored: again.usable, done: undefined };
     }
-    return { stored: undefined, done: await learnAndStore(call, key, kind, again.otherScreen) };
+    return { stored: undefined, done: await learnAndStore(run, again.otherScreen) };
   });
-  if (learned.stored) return useOrHeal(call, key, kind, learned.stored, key);
+  if (learned.stored) return useOrHeal(run, learned.stored, key);
   return learned.done;
 }
 
@@ -137,9 +145,7 @@ async function readUsable<Rec extends StoredRecordBase>(
 }
 
 async function learnAndStore<Rec extends StoredRecordBase, R, M extends Mismatch>(
-  call: Call,
-  key: string,
-  kind: StoredKind<Rec, R, M>,
+  { call, key, kind }: KeyRun<Rec, R, M>,
   otherScreen: Stored<Rec> | null,
 ): Promise<Done<R>> {
   const value = await kind.learn(otherScreen);
@@ -166,18 +172,18 @@ async function learnAndStore<Rec extends StoredRecordBase, R, M extends Mismatch
   return value.done;
 }
 
+/** Use a usable record read from key `from`; heal a mismatch when the kind may. */
 async function useOrHeal<Rec extends StoredRecordBase, R, M extends Mismatch>(
-  call: Call,
-  key: string,
-  kind: StoredKind<Rec, R, M>,
+  run: KeyRun<Rec, R, M>,
   stored: Stored<Rec>,
   from: string,
 ): Promise<Done<R>> {
+  const { call, key, kind } = run;
   const until = kind.healing ? call.deadline.after("matchBeforeHeal") : call.deadline.end;
   const used = await kind.use(stored, until);
   if ("done" in used) return usedValue(call, from, used.done);
   if (!kind.healing || !used.mismatch.healable) return kind.fail(stored, used.mismatch);
-  return withLock(call, key, () => healAndStore(call, key, kind, stored, used.mismatch));
+  return withLock(call, key, () => healAndStore(run, stored, used.mismatch));
 }
 
 /** A value was used: its last-use time moves (see `tapshot prune`). */
@@ -188,9 +194,7 @@ async function usedValue<R>(call: Call, key: string, done: Done<R>): Promise<Don
 
 /** Heal with the key's lock held. */
 async function healAndStore<Rec extends StoredRecordBase, R, M extends Mismatch>(
-  call: Call,
-  key: string,
-  kind: StoredKind<Rec, R, M>,
+  { call, key, kind }: KeyRun<Rec, R, M>,
   stored: Stored<Rec>,
   mismatch: M,
 ): Promise<Done<R>> {

@@ -5,7 +5,7 @@
 import type { AdapterNote, DescribedDevice, DeviceSession } from "../device/description.js";
 import { DeviceError } from "../ground/errors.js";
 import type { Point } from "../ground/geometry.js";
-import type { Swipe } from "../flows/tap/scroll/geometry.js";
+import type { Swipe } from "../device/description.js";
 import { imageSize } from "../pixels/images.js";
 
 export class OpenedDevice {

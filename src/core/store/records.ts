@@ -2,15 +2,15 @@
  * Stored records: a JSON file (the commit point) beside a PNG. The JSON carries the
  * PNG's SHA-256 so a reader never pairs a record with another version's image.
  */
+import { describeZodError } from "../ground/zod-errors.js";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { BoxSchema } from "../model/contract.js";
 import { DeviceDescriptionSchema, type DeviceDescription } from "../device/description.js";
 import { StoreError } from "../ground/errors.js";
-import type { Point, Rect, Size } from "../ground/geometry.js";
-import { imageSize } from "../pixels/images.js";
+import { contains, type Size } from "../ground/geometry.js";
+import { imageSize, rectFits } from "../pixels/images.js";
 import { redactDeep } from "../ground/secrets.js";
-import { describeZodError } from "../model/contract.js";
 import type { Store } from "./store.js";
 
 /**
@@ -135,11 +135,13 @@ export const TapRecordSchema = z
     const { point, box, crop } = record;
     const screen = { x: 0, y: 0, ...record.device.screen };
     const at = `(${point.x}, ${point.y})`;
-    if (!contains(box, point)) ctx.addIssue({ code: "custom", path: ["point"], message: `${at} is outside the box` });
-    if (!contains(screen, point)) {
+    // The point is its box's rounded centre, which may land on the far edge of a 1-pixel box or of the screen.
+    if (!contains(box, point, { farEdge: true }))
+      ctx.addIssue({ code: "custom", path: ["point"], message: `${at} is outside the box` });
+    if (!contains(screen, point, { farEdge: true })) {
       ctx.addIssue({ code: "custom", path: ["point"], message: `${at} is outside the ${sizeText(screen)} screen` });
     }
-    if (!within(crop, screen)) {
+    if (!rectFits(crop, screen.width, screen.height)) {
       ctx.addIssue({ code: "custom", path: ["crop"], message: `does not lie on the ${sizeText(screen)} screen` });
     }
   });
@@ -172,14 +174,6 @@ export const BaselineRecordSchema = z.object({
 });
 /** A stored baseline: `_ai_/screenshots/<platform>/<name>/<device>.json`. */
 export type BaselineRecord = z.infer<typeof BaselineRecordSchema>;
-
-function contains(rect: Rect, point: Point): boolean {
-  return point.x >= rect.x && point.y >= rect.y && point.x <= rect.x + rect.width && point.y <= rect.y + rect.height;
-}
-
-function within(inner: Rect, outer: Rect): boolean {
-  return contains(outer, inner) && contains(outer, { x: inner.x + inner.width, y: inner.y + inner.height });
-}
 
 function sizeText(size: Size): string {
   return `${size.width}x${size.height}`;

@@ -12,7 +12,7 @@ import {
   checkSignal,
   checkText,
   checkTimeout,
-} from "../../engine/options.js";
+} from "../../ground/checks.js";
 import { baselineNameProblem, suggestBaselineName } from "../../store/keys.js";
 
 export const DEFAULT_THRESHOLD = 0.1;

@@ -3,19 +3,13 @@
  * computed from the described device, in screenshot pixels, so a replay swipes exactly what
  * was learned.
  */
-import type { DeviceDescription } from "../../../device/description.js";
+import type { DeviceDescription, Swipe } from "../../../device/description.js";
+
+export type { Swipe } from "../../../device/description.js";
 import type { Point, Rect } from "../../../ground/geometry.js";
 
 /** Which way the content moves into view: `down` shows what is below (the finger moves up). */
 export type ScrollDirection = "down" | "up" | "left" | "right";
-
-/** One swipe in screenshot pixels: press at `from`, move to `to` over `durationMs`, pause, release. */
-export interface Swipe {
-  from: Point;
-  to: Point;
-  /** How long the move takes, ms. */
-  durationMs: number;
-}
 
 /**
  * Share of the scroll region the finger travels. Half a region leaves the rows seen last on the

@@ -1,0 +1,27 @@
+/** What a tap is asked to do and what it answers, shared by the tap flow's modules. */
+import type { Point } from "../../ground/geometry.js";
+import type { RawImage } from "../../pixels/images.js";
+import type { Mismatch } from "../../run/lifecycle.js";
+import type { ScrollParams } from "./scroll/options.js";
+
+/** Parameters of one tap, already validated. */
+export interface TapParams {
+  prompt: string;
+  verify: string | undefined;
+  autoHeal: boolean;
+  /** Scroll to find the element (docs/api.md "Scrolling to find"); `undefined` for a plain tap. */
+  scroll?: ScrollParams | undefined;
+  /** Rungs of the heal ladder that may be skipped (docs/heal.md); all on by default. */
+  heal: { nearby: boolean; search: boolean; accessibility: boolean };
+}
+
+/** What a tap returns besides its outcome and model calls. */
+export interface TapDone {
+  point: Point;
+}
+
+/** A replay that did not match: the last screenshot and crop compared. */
+export interface CropMismatch extends Mismatch {
+  screenshot: Buffer;
+  actual: RawImage | undefined;
+}
