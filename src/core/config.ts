@@ -80,7 +80,10 @@ const AiConfigSchema = z
   })
   .strict();
 
-let configured: AiConfig = {};
+/** One configuration per process: the ESM and CommonJS builds each load this module, and share this object. */
+const state = ((globalThis as { [key: symbol]: unknown })[Symbol.for("tapshot.config")] ??= { configured: {} }) as {
+  configured: AiConfig;
+};
 
 /** Throw the ConfigError `configureAi` would for these options, without applying them. */
 export function checkConfig(options: AiConfig, what = "configureAi"): void {
@@ -91,14 +94,14 @@ export function checkConfig(options: AiConfig, what = "configureAi"): void {
 /** Validate and apply options; see `configureAi` in `tapshot/runner`. */
 export function setConfig(options: AiConfig): void {
   checkConfig(options);
-  configured = { ...configured, ...(options as AiConfig) };
+  state.configured = { ...state.configured, ...(options as AiConfig) };
   // A later storageDir means "use this directory": it must not lose to a store set earlier.
-  if (options.storageDir !== undefined && options.store === undefined) delete configured.store;
+  if (options.storageDir !== undefined && options.store === undefined) delete state.configured.store;
 }
 
 /** Forget everything `configureAi` set (tests, runners between sessions). */
 export function resetConfig(): void {
-  configured = {};
+  state.configured = {};
 }
 
 /**
@@ -159,6 +162,7 @@ export function resolveResultsDir(option: string | false | undefined): string | 
 
 /** Resolve the configuration for one call, for the given driver. */
 export function resolveConfig(driver: unknown): ResolvedConfig {
+  const configured = state.configured;
   const modeText = configured.mode ?? envVar("TAPSHOT_MODE") ?? "auto";
   const mode = ModeSchema.safeParse(modeText);
   if (!mode.success) throw new ConfigError(`TAPSHOT_MODE is "${modeText}"; use "auto" or "replay".`);
