@@ -45,8 +45,6 @@ export {
   appiumAdapter,
   assertAppiumSession,
   capability,
-  firstOf,
-  once,
   orientationOf,
   performSwipe,
   performTap,
@@ -57,7 +55,6 @@ export {
   tidyInsets,
   tidyScale,
   toTapUnits,
-  TAP_HOLD_MS,
   type AppiumSession,
   type Found,
   type Reading,
@@ -65,4 +62,4 @@ export {
   type Source,
 } from "../core/adapter-kit.js";
 export { imageSize } from "../core/images.js";
-export * from "../core/errors.js";
+export * from "../errors.js";

@@ -35,4 +35,4 @@ export type {
   ScrollDirection,
 } from "../core/options.js";
 export type { ScreenshotMatchers } from "../core/engine.js";
-export * from "../core/errors.js";
+export * from "../errors.js";

@@ -9,14 +9,13 @@ import {
   ScreenshotMismatchError,
   ConfigError,
   InputError,
-  serviceMode,
-  setRunningTest,
   targetFromCapabilities,
   TapshotService,
   usesAllure,
   type AllureApi,
 } from "tapshot/wdio";
-import { defaultBaselineName } from "../../src/matchers/test-title.js";
+import { defaultBaselineName, setRunningTest } from "../../src/matchers/test-title.js";
+import { serviceMode } from "../../src/wdio/ci.js";
 import { reportHeal } from "../../src/wdio/allure.js";
 
 describe("targetFromCapabilities", () => {
