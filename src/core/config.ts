@@ -14,6 +14,7 @@ import { consoleLogger, type LogEntry } from "./log.js";
 import { fileReporter, type ArtifactReporter } from "./artifacts.js";
 import { FileStore } from "./store/file-store.js";
 import type { Store } from "./store/store.js";
+import { unknownOptionsMessage } from "../nearest.js";
 
 /** `auto` asks the model when nothing is stored; `replay` never calls a model (CI without a key). */
 export type Mode = "auto" | "replay";
@@ -86,7 +87,10 @@ const state = ((globalThis as { [key: symbol]: unknown })[Symbol.for("tapshot.co
 };
 
 /** Throw the ConfigError `configureAi` would for these options, without applying them. */
-export function checkConfig(options: AiConfig, what = "configureAi"): void {
+export function checkConfig(options: AiConfig, what = "configureAi", alsoKnown: readonly string[] = []): void {
+  const known = [...Object.keys(AiConfigSchema.shape), ...alsoKnown];
+  const unknown = Object.keys(options ?? {}).filter((k) => !known.includes(k));
+  if (unknown.length) throw new ConfigError(`${what} got ${unknownOptionsMessage(unknown, known)}.`);
   const result = AiConfigSchema.safeParse(options);
   if (!result.success) throw new ConfigError(`${what} got invalid options: ${describeZodError(result.error)}.`);
 }
