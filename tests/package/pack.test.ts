@@ -104,3 +104,22 @@ maybe("no built file loads webdriverio at run time", () => {
   walk(join(ROOT, "dist"));
   expect(offenders).toEqual([]);
 });
+
+test("the README is for users first; this repository's two set-up commands come last, under Working on tapshot", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]!);
+  const at = (h: string) => headings.indexOf(h);
+  expect(at("What you need")).toBeGreaterThanOrEqual(0);
+  expect(at("What you need")).toBeLessThan(at("Quick start: Android"));
+  expect(at("Quick start: iOS")).toBeLessThan(at("Working on tapshot"));
+  expect(readme).toMatch(/appium driver install uiautomator2/);
+  expect(readme).toMatch(/appium driver install xcuitest/);
+  const setup = readme.split("\n").filter((l) => l.startsWith("bash scripts/setup.sh"));
+  expect(setup.map((l) => l.split("#")[0]!.trim())).toEqual([
+    "bash scripts/setup.sh && npm run demo",
+    "bash scripts/setup.sh && npm test",
+  ]);
+  expect(readme.indexOf("bash scripts/setup.sh")).toBeGreaterThan(readme.indexOf("## Working on tapshot"));
+  // .ci/run runs the README's test command.
+  expect(readFileSync(join(ROOT, ".ci", "run"), "utf8")).toMatch(/^npm test /m);
+});
