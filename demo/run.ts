@@ -97,10 +97,28 @@ async function main(): Promise<number> {
     console.log(
       `\n${entries.length} calls, ${aiCalls} AI call${aiCalls === 1 ? "" : "s"}${models.length ? ` (${models.join(", ")})` : ""}.`,
     );
+    if (!failed) printNextSteps(storageDir);
     return failed ? 1 : 0;
   } finally {
     await rig.stop();
   }
+}
+
+/** What to try after a demo run. */
+function printNextSteps(storageDir: string): void {
+  const storage = path.relative(process.cwd(), storageDir) || ".";
+  console.log(
+    [
+      "",
+      "Next steps:",
+      opts.fresh
+        ? "  npm run demo                     replay the committed values (no model call)"
+        : "  npm run demo -- --fresh          learn from scratch with your model key, or the local OCR engine",
+      "  npx tapshot report               an HTML page of this run's calls and failure images",
+      `  npx tapshot review --storage ${storage}   review new and healed values, accept or revert them`,
+      "  Use tapshot in your project: see the README's quick starts and examples/.",
+    ].join("\n"),
+  );
 }
 
 function printTable(rows: StepResult[]): void {

@@ -10,6 +10,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gemini } from "tapshot/providers";
 import { TapshotService } from "tapshot/wdio";
 import { freePort } from "../../rig/ports.js";
 import { capabilitiesFor, iphone15 } from "../../rig/profiles.js";
@@ -56,7 +57,8 @@ export const config: WebdriverIO.Config = {
       },
     ],
   ],
-  services: [[TapshotService, { adapter: rigAdapter(iphone15), target: iphone15.target }]],
+  // gemini() reads GEMINI_API_KEY at its first model request: with CI set (mode replay) no key is needed.
+  services: [[TapshotService, { channel: gemini(), adapter: rigAdapter(iphone15), target: iphone15.target }]],
   logLevel: "warn",
   connectionRetryCount: 0,
   connectionRetryTimeout: 90_000,

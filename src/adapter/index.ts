@@ -45,8 +45,6 @@ export {
   appiumAdapter,
   assertAppiumSession,
   capability,
-  firstOf,
-  once,
   orientationOf,
   performSwipe,
   performTap,
@@ -57,7 +55,6 @@ export {
   tidyInsets,
   tidyScale,
   toTapUnits,
-  TAP_HOLD_MS,
   type AppiumSession,
   type Found,
   type Reading,
@@ -65,4 +62,4 @@ export {
   type Source,
 } from "../appium/index.js";
 export { imageSize } from "../core/pixels/images.js";
-export * from "../core/ground/errors.js";
+export * from "../errors.js";

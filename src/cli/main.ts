@@ -28,6 +28,7 @@ import {
 } from "./options.js";
 import type { Platform } from "../core/device/description.js";
 import { printable } from "../core/ground/printable.js";
+import { redact } from "../core/ground/secrets.js";
 
 function version(): string {
   // src/cli/main.ts and dist/cli/main.js both sit two folders below package.json.
@@ -87,7 +88,10 @@ function storeOf(options: CommonOptions): Promise<Store> {
 /** The program; `exit` receives the exit code of a subcommand. */
 export function buildProgram(exit: (code: number) => void): Command {
   const program = new Command("tapshot")
-    .description("Review the taps and screenshot baselines tapshot stored, and what the last run did.")
+    .description(
+      "Review the taps and screenshot baselines tapshot stored, and what the last run did. " +
+        "Errors are one line; --debug (or DEBUG set) adds the stack trace.",
+    )
     .version(version())
     .showHelpAfterError('(run "tapshot help <command>" for its options)')
     // Commander's errors repeat what was typed (an unknown command or option): escape it line by line.
@@ -169,8 +173,10 @@ export async function main(argv: string[]): Promise<number> {
     program.outputHelp();
     return EXIT.usage;
   }
+  // --debug (or DEBUG set) adds the stack trace to an error's one line; anywhere on the command line.
+  const debug = argv.slice(2).includes("--debug") || !!process.env.DEBUG;
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(argv.filter((arg, i) => i < 2 || arg !== "--debug"));
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
@@ -186,6 +192,7 @@ export async function main(argv: string[]): Promise<number> {
       [`tapshot: ${error instanceof CommandFailure ? "" : "error: "}${(error as Error).message}`],
       process.stderr,
     );
+    if (debug && error instanceof Error && error.stack) process.stderr.write(`${redact(error.stack)}\n`);
     return EXIT.failure;
   }
 }

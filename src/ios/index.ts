@@ -7,8 +7,10 @@
  * await ai.expect(driver).toMatchScreenshot("cart-page", "the cart with 2 items; prices may differ");
  * ```
  */
+import type { Browser } from "webdriverio";
 import { registerDefaultChannel } from "../core/config/config.js";
-import { createPlatformApi } from "../core/engine/engine.js";
+import { createPlatformApi, type ScreenshotMatchers } from "../core/engine/engine.js";
+import type { TapOptions, TapResult } from "../core/engine/options.js";
 import { envDefaultChannel } from "../providers/env.js";
 import { iosAdapter } from "./adapter.js";
 
@@ -20,10 +22,10 @@ const api = createPlatformApi(iosAdapter);
  * Tap the element the prompt describes. The first run on a device model + OS asks the model
  * and stores the point with a crop of the screen; later runs replay it without a model.
  */
-export const tap = api.tap;
+export const tap: (driver: Browser, prompt: string, options?: TapOptions) => Promise<TapResult> = api.tap;
 
 /** `expect(driver).toMatchScreenshot(name, prompt, options?)`: per-device baselines judged by the model once. */
-export const expect = api.expect;
+export const expect: (driver: Browser) => ScreenshotMatchers = api.expect;
 
 export type {
   TapOptions,
@@ -35,4 +37,4 @@ export type {
   ScrollDirection,
 } from "../core/engine/options.js";
 export type { ScreenshotMatchers } from "../core/engine/engine.js";
-export * from "../core/ground/errors.js";
+export * from "../errors.js";

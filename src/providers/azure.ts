@@ -1,6 +1,6 @@
 /** `azureOpenai()`: a channel to an Azure OpenAI deployment through the SDK's `AzureOpenAI` client. */
 import type { AiChannel } from "../core/model/contract.js";
-import { ConfigError } from "../core/ground/errors.js";
+import { missingSettingChannel } from "./missing-setting.js";
 import { chatCompletionsChannel, loadOpenAi, type ChatCompletionsOptions } from "./chat-completions.js";
 import { registerSecret } from "../core/ground/secrets.js";
 import { htmlGuardedFetch } from "./html-answer.js";
@@ -52,7 +52,8 @@ export function azureOpenai(options: AzureOpenAiOptions = {}): AiChannel {
     !deployment && "deployment (or AZURE_OPENAI_DEPLOYMENT)",
     !apiKey && !options.azureADTokenProvider && "apiKey (or AZURE_OPENAI_API_KEY) or azureADTokenProvider",
   ].filter(Boolean);
-  if (missing.length) throw new ConfigError(`azureOpenai() is missing ${missing.join(", ")}.`);
+  // Built all the same: mode replay never asks, the first request says what to set.
+  if (missing.length) return missingSettingChannel(`azureOpenai() is missing ${missing.join(", ")}.`);
   checkServerUrl("azureOpenai", options.endpoint ? "endpoint" : "AZURE_OPENAI_ENDPOINT", endpoint);
   registerSecret(apiKey);
   const tokenProvider = options.azureADTokenProvider;

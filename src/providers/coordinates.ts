@@ -1,8 +1,8 @@
 /**
  * How OpenAI-style models write box coordinates, per model family, and what tapshot sends so
- * that it reads them right. docs/providers.md lists the families; the OpenAI double replicates them
- * (rig/model-doubles/frames.ts, with the sources).
+ * that it reads them right. docs/providers.md lists the families.
  */
+// The OpenAI double replicates them, with the sources: rig/model-doubles/frames.ts (not shipped).
 import type { BoxConvention } from "./wire.js";
 
 /**

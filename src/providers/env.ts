@@ -11,6 +11,7 @@ import { COORDINATES, type Coordinates } from "./coordinates.js";
 import { gemini } from "./gemini.js";
 import { openai } from "./openai.js";
 import { ocr } from "./ocr/index.js";
+import { nearestName } from "../core/ground/nearest.js";
 
 /** Values of `TAPSHOT_PROVIDER`. */
 export const PROVIDER_NAMES = ["gemini", "openai", "azure-openai", "ocr"] as const;
@@ -64,7 +65,11 @@ function inferProvider(env: NodeJS.ProcessEnv): ProviderName | undefined {
 export function channelFromEnv(env: NodeJS.ProcessEnv): AiChannel | undefined {
   const chosen = set(env.TAPSHOT_PROVIDER)?.toLowerCase();
   if (chosen !== undefined && !(PROVIDER_NAMES as readonly string[]).includes(chosen)) {
-    throw new ConfigError(`TAPSHOT_PROVIDER must be one of ${PROVIDER_NAMES.join(", ")}.`);
+    const near = nearestName(chosen, PROVIDER_NAMES);
+    throw new ConfigError(
+      `TAPSHOT_PROVIDER is "${chosen}"${near ? ` (did you mean "${near}"?)` : ""}; ` +
+        `it must be one of ${PROVIDER_NAMES.join(", ")}.`,
+    );
   }
   const provider = (chosen as ProviderName | undefined) ?? inferProvider(env);
   if (!provider) return undefined;

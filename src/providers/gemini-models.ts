@@ -2,9 +2,9 @@
  * What each Gemini model family accepts, read from the model name: the bare id
  * (`gemini-3.8-flash`), a Gemini API resource name (`models/gemini-2.5-flash`), a Vertex AI
  * resource path (`projects/p/locations/l/publishers/google/models/gemini-2.5-pro`) or an alias
- * (`gemini-flash-latest`). docs/providers.md shows the table; the Gemini double replicates it from the
- * sources (rig/model-doubles/gemini-rules.ts).
+ * (`gemini-flash-latest`). docs/providers.md shows the table.
  */
+// The Gemini double replicates it from the sources: rig/model-doubles/gemini-rules.ts (not shipped).
 import type { AiKind } from "../core/model/contract.js";
 import { ConfigError } from "../core/ground/errors.js";
 

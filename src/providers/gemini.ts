@@ -8,6 +8,7 @@ import type { AiChannel, AiKind } from "../core/model/contract.js";
 import { ConfigError } from "../core/ground/errors.js";
 import { registerSecret } from "../core/ground/secrets.js";
 import { modelChannel, type ModelReply } from "./channel.js";
+import { missingSettingChannel } from "./missing-setting.js";
 import { providerError, type Failure, type ProviderIdentity } from "./failure.js";
 import { htmlAnswerIn, htmlFailure, htmlGuardedFetch } from "./html-answer.js";
 import { imagePlan } from "./images.js";
@@ -138,17 +139,6 @@ export function gemini(options: GeminiOptions = {}): AiChannel {
   const location = options.vertex
     ? (options.vertex.location ?? process.env.GOOGLE_CLOUD_LOCATION ?? "global")
     : undefined;
-  if (!options.vertex && !apiKey) {
-    throw new ConfigError(
-      "gemini() needs an API key: pass { apiKey }, or set GEMINI_API_KEY (or GOOGLE_API_KEY); " +
-        "for Vertex AI pass { vertex: { project } } or set GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT.",
-    );
-  }
-  if (options.vertex && !project) {
-    throw new ConfigError(
-      "gemini({ vertex }) needs a Google Cloud project: pass vertex.project or set GOOGLE_CLOUD_PROJECT.",
-    );
-  }
   checkServerUrl("gemini", "baseUrl", options.baseUrl);
   registerSecret(apiKey);
   const id: ProviderIdentity = { provider: "gemini", model, secrets: apiKey ? [apiKey] : [] };
@@ -159,6 +149,19 @@ export function gemini(options: GeminiOptions = {}): AiChannel {
     throw new ConfigError(
       `gemini() got mediaResolution "${media}", which ${family.label} (model ${model}) does not accept; ` +
         `it is a Gemini 3 setting. Remove it or set it to "model-default".`,
+    );
+  }
+
+  // Without a key (or project) the channel still builds: mode replay never asks, the first request says what to set.
+  if (!options.vertex && !apiKey) {
+    return missingSettingChannel(
+      "gemini() needs an API key: pass { apiKey }, or set GEMINI_API_KEY (or GOOGLE_API_KEY); " +
+        "for Vertex AI pass { vertex: { project } } or set GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT.",
+    );
+  }
+  if (options.vertex && !project) {
+    return missingSettingChannel(
+      "gemini({ vertex }) needs a Google Cloud project: pass vertex.project or set GOOGLE_CLOUD_PROJECT.",
     );
   }
 

@@ -3,7 +3,7 @@
  * (vLLM, Ollama, LM Studio) serving a vision model.
  */
 import type { AiChannel } from "../core/model/contract.js";
-import { ConfigError } from "../core/ground/errors.js";
+import { missingSettingChannel } from "./missing-setting.js";
 import { chatCompletionsChannel, loadOpenAi, type ChatCompletionsOptions } from "./chat-completions.js";
 import { registerSecret } from "../core/ground/secrets.js";
 import { htmlGuardedFetch } from "./html-answer.js";
@@ -61,8 +61,9 @@ export function openai(options: OpenAiOptions = {}): AiChannel {
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
   checkServerUrl("openai", options.baseURL ? "baseURL" : "OPENAI_BASE_URL", baseURL);
   registerSecret(apiKey);
+  // Built without a key all the same: mode replay never asks, the first request says what to set.
   if (!apiKey && !baseURL) {
-    throw new ConfigError(
+    return missingSettingChannel(
       "openai() needs an API key: pass { apiKey } or set OPENAI_API_KEY; for an OpenAI-compatible server pass { baseURL }.",
     );
   }

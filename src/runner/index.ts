@@ -50,4 +50,4 @@ export type { Target, OsVersionKey, DeviceDescription, Platform, Insets, Point }
 export type { Store, Release, WriteOptions, LockOptions } from "../core/store/store.js";
 export { layeredStore, LayeredStore, type LayeredStoreOptions } from "../core/store/layered-store.js";
 export { FileStore } from "../core/store/file-store.js";
-export * from "../core/ground/errors.js";
+export * from "../errors.js";

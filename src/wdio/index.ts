@@ -23,7 +23,6 @@ export { TapshotService, type TapshotServiceOptions } from "./service.js";
 export { addAiCommands, type AiCommandOptions, type CommandResult } from "./commands.js";
 export type { AdapterChoice } from "./platform-api.js";
 export { targetFromCapabilities } from "./capabilities.js";
-export { isCi, serviceMode } from "./ci.js";
 export { allureArtifactReporter, loadAllure, usesAllure, type AllureApi } from "./allure.js";
 export {
   aiMatchers,
@@ -31,7 +30,6 @@ export {
   type MatcherContext,
   type MatcherResult,
 } from "../matchers/to-match-ai-screenshot.js";
-export { setRunningTest } from "../matchers/test-title.js";
 export type { AiScreenshotMatcher } from "./types.js";
 export type {
   TapOptions,
@@ -42,4 +40,4 @@ export type {
   ScrollOptions,
   ScrollDirection,
 } from "../core/engine/options.js";
-export * from "../core/ground/errors.js";
+export * from "../errors.js";

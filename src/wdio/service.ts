@@ -91,7 +91,7 @@ export class TapshotService {
       throw new ConfigError(`TapshotService got invalid options: ${describeZodError(checked.error)}.`);
     }
     this.serviceOptions = { ...(options ?? {}) };
-    checkConfig(this.aiConfig(), "TapshotService");
+    checkConfig(this.aiConfig(), "TapshotService", ["target", "adapter", "allure"]);
     this.allureWanted =
       this.serviceOptions.allure ?? usesAllure((config as { reporters?: unknown } | undefined)?.reporters);
   }

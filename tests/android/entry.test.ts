@@ -8,7 +8,7 @@ import path from "node:path";
 import * as ai from "../../src/android/index.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
-import { AppiumDriverDouble, uiautomator2Script } from "../support/appium-driver-double.js";
+import { AppiumDriverDouble, uiautomator2Script, asBrowser } from "../support/appium-driver-double.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
 
 let storageDir: string;
@@ -52,7 +52,7 @@ async function storedFiles(): Promise<string[]> {
 test("the run's target names the device in the stored record and the log; the tap lands at the box centre", async () => {
   configure({ model: "Pixel 8 Pro", osVersion: "15" });
   const driver = new AppiumDriverDouble(uiautomator2Script());
-  const result = await ai.tap(driver, "the checkout button");
+  const result = await ai.tap(asBrowser(driver), "the checkout button");
 
   expect(result).toEqual({ outcome: "learned", point: { x: 540, y: 2075 }, aiCalls: 1 });
   const pointer = (driver.actions[0] as [{ actions: unknown[] }])[0].actions[0];
@@ -76,8 +76,8 @@ test("the run's target names the device in the stored record and the log; the ta
 test("without a target the device's own model names the record; describe runs once per session", async () => {
   configure();
   const driver = new AppiumDriverDouble(uiautomator2Script());
-  await ai.tap(driver, "the checkout button");
-  await ai.tap(driver, "the checkout button");
+  await ai.tap(asBrowser(driver), "the checkout button");
+  await ai.tap(asBrowser(driver), "the checkout button");
   expect(await storedFiles()).toEqual([expect.stringMatching(/^android\/google-pixel-7_14\//)]);
   expect(logs.map((l) => l.outcome)).toEqual(["learned", "replayed"]);
   expect(driver.count("execute mobile: deviceInfo")).toBe(1);
@@ -87,7 +87,7 @@ test("a fallback during describe ends up in the call's log entry", async () => {
   configure();
   const script = uiautomator2Script();
   delete script.mobile["mobile: getSystemBars"];
-  await ai.tap(new AppiumDriverDouble(script), "the checkout button");
+  await ai.tap(asBrowser(new AppiumDriverDouble(script)), "the checkout button");
   expect(logs[0]?.detail).toMatch(/android status bar: mobile: getSystemBars failed .*used capability statBarHeight/);
 });
 
@@ -98,7 +98,14 @@ test("an iOS session passed to tapshot/android fails before any device or model 
     platform: "ios",
     capabilities: { platformName: "iOS" },
   });
-  await expect(ai.tap(driver, "the checkout button")).rejects.toThrow(ai.DeviceError);
+  await expect(ai.tap(asBrowser(driver), "the checkout button")).rejects.toThrow(ai.DeviceError);
   expect(driver.calls).toEqual([]);
+  expect(channel.count()).toBe(0);
+});
+
+test("tap takes a WebdriverIO Browser: a plain object fails to type-check, and at run time with a DeviceError", async () => {
+  const channel = configure();
+  // @ts-expect-error a plain object is not a Browser (tsc --noEmit checks this line).
+  await expect(ai.tap({ sessionId: "x" }, "the checkout button")).rejects.toThrow(ai.DeviceError);
   expect(channel.count()).toBe(0);
 });

@@ -37,6 +37,18 @@ test("npm run demo replays the committed values with zero model calls", async ()
   expect(out).toMatch(/tap "Checkout"\s+replayed\s+0 AI calls/);
   expect(out).toMatch(/tap "Place order"\s+replayed\s+0 AI calls/);
   expect(out).toMatch(/^4 calls, 0 AI calls\.$/m);
+  // It ends by saying what to try next.
+  expect(out).toMatch(
+    /\nNext steps:\n {2}npm run demo -- --fresh .*\n {2}npx tapshot report .*\n {2}npx tapshot review /,
+  );
+}, 420_000);
+
+test("every device the demo offers replays its committed values: --device pixel-7", async () => {
+  const out = await demo("--device", "pixel-7");
+  expect(out).toContain("tapshot demo on Google Pixel 7 (android 14)");
+  expect(out).toMatch(/screenshot cart\s+matched\s+0 AI calls/);
+  expect(out).toMatch(/tap "Place order"\s+replayed\s+0 AI calls/);
+  expect(out).toMatch(/^4 calls, 0 AI calls\.$/m);
 }, 420_000);
 
 test("demo --fresh learns with the local OCR engine, replays, and heals the redesign", async () => {

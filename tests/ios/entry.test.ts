@@ -11,7 +11,7 @@ import type { LogEntry } from "../../src/core/ground/log.js";
 import { promptHash } from "../../src/core/store/keys.js";
 import { sha256 } from "../../src/core/store/records.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
-import { AppiumDriverDouble, xcuitestScript } from "../support/appium-driver-double.js";
+import { AppiumDriverDouble, xcuitestScript, asBrowser } from "../support/appium-driver-double.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
 
 let storageDir: string;
@@ -49,7 +49,7 @@ test("the run's target overrides the device's identity; the tap is sent in point
   script.capabilities.deviceName = "iPhone";
   const driver = new AppiumDriverDouble(script);
 
-  const result = await ai.tap(driver, "the checkout button");
+  const result = await ai.tap(asBrowser(driver), "the checkout button");
   expect(result.point).toEqual({ x: 590, y: 2175 });
   const pointer = (driver.actions[0] as [{ actions: unknown[] }])[0].actions[0];
   expect(pointer).toEqual({ type: "pointerMove", duration: 0, origin: "viewport", x: 197, y: 725 });
@@ -84,12 +84,12 @@ describe("one model, one key: simulator, real device and stores written by older
 
   test("a tap learned on the simulator replays on the real phone on another patch release", async () => {
     configure("auto");
-    expect(await ai.tap(new AppiumDriverDouble(xcuitestScript()), "the checkout button")).toMatchObject({
+    expect(await ai.tap(asBrowser(new AppiumDriverDouble(xcuitestScript())), "the checkout button")).toMatchObject({
       outcome: "learned",
     });
     configure("replay", new ScriptedChannel({}));
     const onPhone = new AppiumDriverDouble(realIphone15Pro("17.5.1"));
-    expect(await ai.tap(onPhone, "the checkout button")).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+    expect(await ai.tap(asBrowser(onPhone), "the checkout button")).toMatchObject({ outcome: "replayed", aiCalls: 0 });
     expect(logs.map((l) => l.device)).toEqual(["iphone-15-pro_17.5", "iphone-15-pro_17.5"]);
   });
 
@@ -141,8 +141,10 @@ describe("one model, one key: simulator, real device and stores written by older
 
     configure("replay", new ScriptedChannel({}));
     const driver = new AppiumDriverDouble(realIphone15Pro("17.5.1"));
-    expect(await ai.tap(driver, "the checkout button")).toMatchObject({ outcome: "replayed", aiCalls: 0 });
-    expect(await ai.expect(driver).toMatchScreenshot("cart", "the cart")).toMatchObject({ outcome: "matched" });
+    expect(await ai.tap(asBrowser(driver), "the checkout button")).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+    expect(await ai.expect(asBrowser(driver)).toMatchScreenshot("cart", "the cart")).toMatchObject({
+      outcome: "matched",
+    });
     expect(logs.map((l) => l.device)).toEqual(["iphone-15-pro_17.5", "iphone-15-pro_17.5"]);
     expect(logs[0]?.detail).toMatch(/tap read from taps\/ios\/iphone16-1_17\.5\.1\/the-checkout-button-\w+\.json/);
     expect(logs[1]?.detail).toMatch(/baseline read from screenshots\/ios\/cart\/iphone16-1_17\.5\.1\.json/);

@@ -83,3 +83,20 @@ test("every src/..., rig/..., tests/... path a comment or doc names exists", () 
     );
   expect(missing).toEqual([]);
 });
+
+const built = existsSync(join(ROOT, "dist", "runner", "index.d.ts"));
+
+(built ? test : test.skip)(
+  "the shipped declarations cite only what ships: docs/, README.md, no repository-only file",
+  () => {
+    const declarations = readdirSync(join(ROOT, "dist"), { recursive: true, encoding: "utf8" }).filter((f) =>
+      /\.d\.c?ts$/.test(f),
+    );
+    const repoOnly =
+      /(?<![\w.-])((?:src|rig|tests|bench|demo|examples|scripts)\/[\w./-]+|CONTRIBUTING\.md|BENCHMARKS\.md)/g;
+    const found = declarations.flatMap((file) =>
+      [...readFileSync(join(ROOT, "dist", file), "utf8").matchAll(repoOnly)].map((m) => `dist/${file} cites ${m[1]}`),
+    );
+    expect(found).toEqual([]);
+  },
+);

@@ -66,3 +66,13 @@ maybe("the tapshot bin prints its help", async () => {
   expect(out).toMatch(/list/);
   expect(out).toMatch(/report/);
 });
+
+maybe("helpers users do not need are not exported by any entry", async () => {
+  const internal = ["clause", "isCi", "serviceMode", "setRunningTest", "firstOf", "once", "TAP_HOLD_MS"];
+  for (const entry of ENTRIES) {
+    const names = (
+      await node(["-e", `console.log(Object.keys(require(${JSON.stringify(entry)})).sort().join(","))`])
+    ).split(",");
+    expect({ entry, exported: names.filter((n) => internal.includes(n)) }).toEqual({ entry, exported: [] });
+  }
+});

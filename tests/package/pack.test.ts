@@ -4,7 +4,7 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -29,14 +29,63 @@ test("webdriverio is a peer (and dev) dependency only, never a dependency", () =
   expect(pkg.devDependencies?.webdriverio).toBeDefined();
 });
 
-maybe("the packed files are the build, the README and package.json: no tests, rig, demo or sources", async () => {
-  const files = await packedFiles();
-  expect(files).toContain("package.json");
-  expect(files).toContain("README.md");
-  expect(files).toContain("dist/android/index.js");
-  const outside = files.filter((f) => !/^(dist\/|README\.md$|LICENSE$|package\.json$)/.test(f));
-  expect(outside).toEqual([]);
+maybe(
+  "the packed files are the build, the docs, README, LICENSE and package.json: no tests, rig, demo or sources",
+  async () => {
+    const files = await packedFiles();
+    expect(files).toEqual(expect.arrayContaining(["package.json", "README.md", "LICENSE", "docs/api.md"]));
+    expect(files).toContain("dist/android/index.js");
+    const outside = files.filter((f) => !/^(dist\/|docs\/|README\.md$|LICENSE$|package\.json$)/.test(f));
+    expect(outside).toEqual([]);
+  },
+);
+
+test("package.json names the repository, homepage, bugs and keywords; LICENSE is the MIT license it declares", () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+  expect(pkg.repository).toEqual({ type: "git", url: expect.stringMatching(/^git\+https:\/\/github\.com\/.+\.git$/) });
+  expect(pkg.homepage).toBe(`${repositoryUrl()}#readme`);
+  expect(pkg.bugs).toEqual({ url: `${repositoryUrl()}/issues` });
+  expect(pkg.keywords).toEqual(expect.arrayContaining(["appium", "webdriverio"]));
+  expect(pkg.license).toBe("MIT");
+  expect(readFileSync(join(ROOT, "LICENSE"), "utf8")).toMatch(/^MIT License\n/);
 });
+
+/** The repository's web address, from package.json's `repository`. */
+function repositoryUrl(): string {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+  return String(pkg.repository.url)
+    .replace(/^git\+/, "")
+    .replace(/\.git$/, "");
+}
+
+/** The links of a markdown text, without `#anchor`s; in-page anchors are left out. */
+function linksOf(markdown: string): string[] {
+  return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!.split("#")[0]!).filter(Boolean);
+}
+
+maybe(
+  "every link of the README and the shipped docs opens from the package: shipped files, or the repository",
+  async () => {
+    const files = await packedFiles();
+    const shipped = new Set(files);
+    const dead: string[] = [];
+    for (const doc of files.filter((f) => f.endsWith(".md"))) {
+      for (const link of linksOf(readFileSync(join(ROOT, doc), "utf8"))) {
+        if (/^https?:\/\//.test(link)) {
+          if (link.startsWith("https://github.com/") && !link.startsWith(`${repositoryUrl()}/`)) {
+            dead.push(`${doc}: ${link} (not this repository)`);
+          }
+          continue;
+        }
+        const target = join(dirname(doc), link).replace(/\/$/, "");
+        if (!shipped.has(target)) dead.push(`${doc}: ${link} (${target} is not in the package)`);
+      }
+    }
+    expect(dead).toEqual([]);
+    // The README's docs links are relative, so they open in node_modules as well as on npm.
+    expect(linksOf(readFileSync(join(ROOT, "README.md"), "utf8"))).toContain("docs/api.md");
+  },
+);
 
 maybe("no built file loads webdriverio at run time", () => {
   const offenders: string[] = [];
@@ -54,4 +103,23 @@ maybe("no built file loads webdriverio at run time", () => {
   };
   walk(join(ROOT, "dist"));
   expect(offenders).toEqual([]);
+});
+
+test("the README is for users first; this repository's two set-up commands come last, under Working on tapshot", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]!);
+  const at = (h: string) => headings.indexOf(h);
+  expect(at("What you need")).toBeGreaterThanOrEqual(0);
+  expect(at("What you need")).toBeLessThan(at("Quick start: Android"));
+  expect(at("Quick start: iOS")).toBeLessThan(at("Working on tapshot"));
+  expect(readme).toMatch(/appium driver install uiautomator2/);
+  expect(readme).toMatch(/appium driver install xcuitest/);
+  const setup = readme.split("\n").filter((l) => l.startsWith("bash scripts/setup.sh"));
+  expect(setup.map((l) => l.split("#")[0]!.trim())).toEqual([
+    "bash scripts/setup.sh && npm run demo",
+    "bash scripts/setup.sh && npm test",
+  ]);
+  expect(readme.indexOf("bash scripts/setup.sh")).toBeGreaterThan(readme.indexOf("## Working on tapshot"));
+  // .ci/run runs the README's test command.
+  expect(readFileSync(join(ROOT, ".ci", "run"), "utf8")).toMatch(/^npm test /m);
 });

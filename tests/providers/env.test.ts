@@ -64,9 +64,12 @@ describe("channelFromEnv", () => {
     }
   });
 
-  test("an unknown TAPSHOT_PROVIDER names the variable and the choices", () => {
+  test("an unknown TAPSHOT_PROVIDER echoes the bad value, names the choices, and suggests the nearest", () => {
     expect(configError({ TAPSHOT_PROVIDER: "claude" }).message).toBe(
-      "TAPSHOT_PROVIDER must be one of gemini, openai, azure-openai, ocr.",
+      'TAPSHOT_PROVIDER is "claude"; it must be one of gemini, openai, azure-openai, ocr.',
+    );
+    expect(configError({ TAPSHOT_PROVIDER: "gemni" }).message).toBe(
+      'TAPSHOT_PROVIDER is "gemni" (did you mean "gemini"?); it must be one of gemini, openai, azure-openai, ocr.',
     );
   });
 

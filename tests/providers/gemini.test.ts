@@ -2,7 +2,7 @@ import { inspect } from "node:util";
 import sharp from "sharp";
 import { parseAnswer, type AiImage } from "../../src/core/model/contract.js";
 import { Deadline } from "../../src/core/ground/deadline.js";
-import { AbortedError, AiAnswerError, ProviderError, TimeoutError } from "../../src/core/ground/errors.js";
+import { AbortedError, AiAnswerError, ConfigError, ProviderError, TimeoutError } from "../../src/core/ground/errors.js";
 import { gemini } from "../../src/providers/index.js";
 import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
 import { CHECKOUT, checkoutKnowledge, expectBoxNear, fastRetry, noAbort, phoneScreen } from "./fixtures.js";
@@ -252,12 +252,18 @@ describe("gemini() over the generateContent wire", () => {
     }
   });
 
-  test("without a key gemini() is a ConfigError naming the variables", () => {
+  test("without a key gemini() builds, and its first request is a ConfigError naming the variables", async () => {
     const saved = { g: process.env.GEMINI_API_KEY, k: process.env.GOOGLE_API_KEY };
     delete process.env.GEMINI_API_KEY;
     delete process.env.GOOGLE_API_KEY;
     try {
-      expect(() => gemini()).toThrow(/GEMINI_API_KEY/);
+      const channel = gemini();
+      const request = channel.request({ kind: "check", screen, statement: "x" }, { signal: noAbort() });
+      await expect(request).rejects.toThrow(ConfigError);
+      await expect(request).rejects.toThrow(/^gemini\(\) needs an API key: .*GEMINI_API_KEY/);
+      await expect(
+        gemini({ vertex: {} }).request({ kind: "check", screen, statement: "x" }, { signal: noAbort() }),
+      ).rejects.toThrow(/GOOGLE_CLOUD_PROJECT/);
     } finally {
       if (saved.g !== undefined) process.env.GEMINI_API_KEY = saved.g;
       if (saved.k !== undefined) process.env.GOOGLE_API_KEY = saved.k;

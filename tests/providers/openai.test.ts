@@ -208,13 +208,17 @@ describe("openai() over the chat-completions wire", () => {
     }
   });
 
-  test("no key and no baseURL is a ConfigError", () => {
+  test("no key and no baseURL builds, and the first request is a ConfigError naming OPENAI_API_KEY", async () => {
     const saved = { k: process.env.OPENAI_API_KEY, b: process.env.OPENAI_BASE_URL };
     delete process.env.OPENAI_API_KEY;
     delete process.env.OPENAI_BASE_URL;
     try {
-      expect(() => openai()).toThrow(ConfigError);
-      expect(() => openai()).toThrow(/OPENAI_API_KEY/);
+      const request = openai().request(
+        { kind: "locate", screen, prompt: "the checkout button" },
+        { signal: noAbort() },
+      );
+      await expect(request).rejects.toThrow(ConfigError);
+      await expect(request).rejects.toThrow(/^openai\(\) needs an API key: .*OPENAI_API_KEY/);
     } finally {
       if (saved.k !== undefined) process.env.OPENAI_API_KEY = saved.k;
       if (saved.b !== undefined) process.env.OPENAI_BASE_URL = saved.b;
@@ -266,7 +270,18 @@ describe("azureOpenai() over the Azure paths", () => {
     expect(double.received[0]!.path).toContain("api-version=2025-04-01-preview");
   });
 
-  test("missing settings are named", () => {
-    expect(() => azureOpenai({ apiKey: "x" })).toThrow(/endpoint \(or AZURE_OPENAI_ENDPOINT\), deployment/);
+  test("missing settings are named by the first request, not when the channel is built", async () => {
+    const saved = { e: process.env.AZURE_OPENAI_ENDPOINT, d: process.env.AZURE_OPENAI_DEPLOYMENT };
+    delete process.env.AZURE_OPENAI_ENDPOINT;
+    delete process.env.AZURE_OPENAI_DEPLOYMENT;
+    try {
+      const channel = azureOpenai({ apiKey: "x" });
+      const request = channel.request({ kind: "check", screen, statement: "summary" }, { signal: noAbort() });
+      await expect(request).rejects.toThrow(ConfigError);
+      await expect(request).rejects.toThrow(/endpoint \(or AZURE_OPENAI_ENDPOINT\), deployment/);
+    } finally {
+      if (saved.e !== undefined) process.env.AZURE_OPENAI_ENDPOINT = saved.e;
+      if (saved.d !== undefined) process.env.AZURE_OPENAI_DEPLOYMENT = saved.d;
+    }
   });
 });

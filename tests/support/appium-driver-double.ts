@@ -43,6 +43,7 @@
  *   (W3C WebDriver "Get Page Source"), and XCUITest answers the remote debugger's `document.documentElement.outerHTML`
  *   (appium-xcuitest-driver lib/commands/source.ts getPageSource).
  */
+import type { Browser } from "webdriverio";
 import sharp from "sharp";
 import type { AppiumSession } from "../../src/appium/index.js";
 import type { Rect, Size } from "../../src/core/ground/geometry.js";
@@ -450,4 +451,12 @@ export function xcuitestScript(overrides: Partial<IosProfile> = {}): DoubleScrip
       },
     },
   };
+}
+
+/**
+ * The double as the WebdriverIO `Browser` the platform entries' types ask for: it answers the
+ * Appium commands the adapters send, not the rest of WebdriverIO's API.
+ */
+export function asBrowser(driver: AppiumDriverDouble): Browser {
+  return driver as unknown as Browser;
 }

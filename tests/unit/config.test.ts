@@ -279,7 +279,16 @@ describe("configureAi", () => {
     ["log", { log: true }, /log/],
     ["reportArtifact", { reportArtifact: "./out" }, /reportArtifact: reportArtifact must be a function/],
     ["resultsDir", { resultsDir: "" }, /resultsDir: resultsDir must not be empty/],
-    ["an unknown option", { storage: "./x" }, /Unrecognized key.*"storage"/],
+    [
+      "an unknown option",
+      { storage: "./x" },
+      /^configureAi got unknown option "storage" \(did you mean "storageDir"\?\); known: channel, storageDir, /,
+    ],
+    [
+      "a mistyped option",
+      { storagDir: "./x" },
+      /^configureAi got unknown option "storagDir" \(did you mean "storageDir"\?\); known: channel, storageDir, store, /,
+    ],
   ])("invalid %s is a ConfigError naming it", (_what, options, message) => {
     const error = configError(() => configureAi(options as never));
     expect(error.message).toMatch(message);

@@ -9,14 +9,13 @@ import {
   ScreenshotMismatchError,
   ConfigError,
   InputError,
-  serviceMode,
-  setRunningTest,
   targetFromCapabilities,
   TapshotService,
   usesAllure,
   type AllureApi,
 } from "tapshot/wdio";
-import { defaultBaselineName } from "../../src/matchers/test-title.js";
+import { defaultBaselineName, setRunningTest } from "../../src/matchers/test-title.js";
+import { serviceMode } from "../../src/wdio/ci.js";
 import { reportHeal } from "../../src/wdio/allure.js";
 
 describe("targetFromCapabilities", () => {
@@ -71,7 +70,10 @@ describe("TapshotService options", () => {
     expect(() => new TapshotService({ mode: "sometimes" as "auto" })).toThrow(ConfigError);
     expect(() => new TapshotService({ mode: "sometimes" as "auto" })).toThrow(/TapshotService got invalid options/);
     expect(() => new TapshotService({ adapter: 42 as never })).toThrow(/adapter must be a DeviceAdapter/);
-    expect(() => new TapshotService({ storgeDir: "x" } as never)).toThrow(/storgeDir/);
+    expect(() => new TapshotService({ storgeDir: "x" } as never)).toThrow(
+      /^TapshotService got unknown option "storgeDir" \(did you mean "storageDir"\?\); known: .*, target, adapter, allure\.$/,
+    );
+    expect(() => new TapshotService({ alure: true } as never)).toThrow(/"alure" \(did you mean "allure"\?\)/);
     expect(() => new TapshotService({ storageDir: "storage", allure: false })).not.toThrow();
   });
 

@@ -149,6 +149,32 @@ test("a mismatch fails the test in expect-webdriverio's style, with expected, ac
   expect(attachmentsOf(resultNamed("cart")).filter((a) => a.name.startsWith("tapshot "))).toEqual([]);
 });
 
+describe("the config's gemini() without a key", () => {
+  let auto: { code: number; output: string };
+
+  beforeAll(async () => {
+    // The same config, in mode auto: the spec with nothing stored asks the model, and gemini() says what to set.
+    auto = await wdio(
+      "examples/wdio-mocha/wdio.conf.ts",
+      {
+        ...env,
+        TAPSHOT_MODE: "auto",
+        TAPSHOT_RESULTS_DIR: join(dir, "auto-results"),
+        ALLURE_RESULTS_DIR: join(dir, "auto-allure"),
+      },
+      ["tests/wdio/specs/failures.e2e.ts"],
+    );
+  }, 300_000);
+
+  test("loads in CI (the runs above) and fails the first model request with its ConfigError", () => {
+    expect(run.output).not.toContain("needs an API key");
+    expect(auto.code).toBe(1);
+    expect(auto.output).toMatch(
+      /ConfigError[^\n]*gemini\(\) needs an API key: pass \{ apiKey \}, or set GEMINI_API_KEY/,
+    );
+  });
+});
+
 describe("multiremote", () => {
   let multi: { code: number; output: string };
 

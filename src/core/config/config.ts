@@ -14,6 +14,7 @@ import { consoleLogger, type LogEntry } from "../ground/log.js";
 import { fileReporter, type ArtifactReporter } from "../ground/artifacts.js";
 import { FileStore } from "../store/file-store.js";
 import type { Store } from "../store/store.js";
+import { unknownOptionsMessage } from "../ground/nearest.js";
 
 /** `auto` asks the model when nothing is stored; `replay` never calls a model (CI without a key). */
 export type Mode = "auto" | "replay";
@@ -80,10 +81,16 @@ const AiConfigSchema = z
   })
   .strict();
 
-let configured: AiConfig = {};
+/** One configuration per process: the ESM and CommonJS builds each load this module, and share this object. */
+const state = ((globalThis as { [key: symbol]: unknown })[Symbol.for("tapshot.config")] ??= { configured: {} }) as {
+  configured: AiConfig;
+};
 
 /** Throw the ConfigError `configureAi` would for these options, without applying them. */
-export function checkConfig(options: AiConfig, what = "configureAi"): void {
+export function checkConfig(options: AiConfig, what = "configureAi", alsoKnown: readonly string[] = []): void {
+  const known = [...Object.keys(AiConfigSchema.shape), ...alsoKnown];
+  const unknown = Object.keys(options ?? {}).filter((k) => !known.includes(k));
+  if (unknown.length) throw new ConfigError(`${what} got ${unknownOptionsMessage(unknown, known)}.`);
   const result = AiConfigSchema.safeParse(options);
   if (!result.success) throw new ConfigError(`${what} got invalid options: ${describeZodError(result.error)}.`);
 }
@@ -91,14 +98,14 @@ export function checkConfig(options: AiConfig, what = "configureAi"): void {
 /** Validate and apply options; see `configureAi` in `tapshot/runner`. */
 export function setConfig(options: AiConfig): void {
   checkConfig(options);
-  configured = { ...configured, ...(options as AiConfig) };
+  state.configured = { ...state.configured, ...(options as AiConfig) };
   // A later storageDir means "use this directory": it must not lose to a store set earlier.
-  if (options.storageDir !== undefined && options.store === undefined) delete configured.store;
+  if (options.storageDir !== undefined && options.store === undefined) delete state.configured.store;
 }
 
 /** Forget everything `configureAi` set (tests, runners between sessions). */
 export function resetConfig(): void {
-  configured = {};
+  state.configured = {};
 }
 
 /**
@@ -159,6 +166,7 @@ export function resolveResultsDir(option: string | false | undefined): string | 
 
 /** Resolve the configuration for one call, for the given driver. */
 export function resolveConfig(driver: unknown): ResolvedConfig {
+  const configured = state.configured;
   const modeText = configured.mode ?? envVar("TAPSHOT_MODE") ?? "auto";
   const mode = ModeSchema.safeParse(modeText);
   if (!mode.success) throw new ConfigError(`TAPSHOT_MODE is "${modeText}"; use "auto" or "replay".`);

@@ -3,6 +3,7 @@
  * InputError that says what was wrong and gives an example of what fits.
  */
 import { InputError } from "./errors.js";
+import { unknownOptionsMessage } from "./nearest.js";
 
 /** A call's time budget when it passes no `timeout`. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -64,10 +65,6 @@ export function checkKnownOptions(options: unknown, known: string[], api: string
     throw new InputError(`${api} options must be an object; got ${JSON.stringify(options)}.`);
   }
   const unknown = Object.keys(options).filter((k) => !known.includes(k));
-  if (unknown.length) {
-    throw new InputError(
-      `${api} got unknown option ${unknown.map((k) => `"${k}"`).join(", ")}; known: ${known.join(", ")}.`,
-    );
-  }
+  if (unknown.length) throw new InputError(`${api} got ${unknownOptionsMessage(unknown, known)}.`);
   return options as Record<string, unknown>;
 }

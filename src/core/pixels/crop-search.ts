@@ -1,10 +1,10 @@
 /**
  * Finding a stored crop elsewhere on a screenshot (docs/heal.md): coarse-to-fine template
- * search on grey images, then the crop's own verdict (pixelmatch metric, src/core/pixels/images.ts)
+ * search on grey images, then the crop's own verdict (pixelmatch metric, as `compare` counts it)
  * at full scale for every candidate, so "found" means what an in-place match means.
  *
  * Written on raw buffers rather than an OpenCV build: the pyramid search meets the budget of
- * BENCHMARKS.md section 8 with nothing to install (@appium/opencv is 18 MB of wasm).
+ * the repository's benchmarks with nothing to install (@appium/opencv is 18 MB of wasm).
  */
 import type { Rect } from "../ground/geometry.js";
 import { cutRegion } from "./crop.js";

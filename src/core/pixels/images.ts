@@ -36,7 +36,7 @@ const ROW_DECODER_MAX_PIXELS = 1 << 18;
 
 /**
  * Decode to RGBA. A small PNG of the kind devices send (a stored crop) is decoded by the row
- * decoder, so a replay never loads libvips (src/core/pixels/sharp.ts); anything else by libvips.
+ * decoder, so a replay never loads libvips (loaded lazily); anything else by libvips.
  */
 export async function decode(image: Buffer): Promise<RawImage> {
   const size = pngSize(image);
@@ -52,7 +52,7 @@ export async function decode(image: Buffer): Promise<RawImage> {
 /**
  * Decode only a rectangle. An 8-bit RGB(A) PNG (what devices send) is inflated down to the
  * rectangle's bottom row and unfiltered from the nearest row above it that does not depend on
- * its own row above (src/core/pixels/png-rows.ts), a third of what libvips' region decode costs;
+ * its own row above, a third of what libvips' region decode costs;
  * libvips reads every other image, and also stops reading a PNG below the rectangle.
  */
 export async function decodeRegion(image: Buffer, rect: Rect): Promise<RawImage> {
@@ -147,7 +147,7 @@ export interface CompareResult {
  * Compare two same-sized images. Identical bytes return at once (the fast path that
  * a stable screen hits on almost every replay); otherwise differing pixels outside the masks
  * are counted with pixelmatch's metric, anti-aliased pixels not counted, without copying either
- * image (src/core/pixels/pixel-diff.ts). Only a diff image paints the masks, into copies made for
+ * image (pixelmatch's count). Only a diff image paints the masks, into copies made for
  * this call: it is drawn when a failure is reported, not on every comparison.
  */
 export async function compare(a: RawImage, b: RawImage, options: CompareOptions = {}): Promise<CompareResult> {
@@ -176,7 +176,7 @@ export async function compare(a: RawImage, b: RawImage, options: CompareOptions 
 /**
  * Compare two PNGs (or other images sharp reads): identical bytes answer before anything is
  * decoded; two 8-bit RGB(A) PNGs are compared row by row as they are inflated, rows whose
- * filtered bytes are equal skipped undecoded, stopping at the verdict (src/core/pixels/png-compare.ts);
+ * filtered bytes are equal skipped undecoded, stopping at the verdict;
  * other images are decoded and compared as {@link compare} does.
  */
 export async function comparePng(a: Buffer, b: Buffer, options: CompareOptions = {}): Promise<CompareResult> {

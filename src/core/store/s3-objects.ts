@@ -53,13 +53,26 @@ function nameOf(error: unknown): string {
 
 /** Objects of one bucket, addressed by full object key. */
 export class S3Objects {
-  private client: Promise<S3Client>;
+  private made: Promise<S3Client> | undefined;
 
   constructor(
     readonly bucket: string,
-    client: S3Client | S3ClientConfig,
-  ) {
-    this.client = isClient(client) ? Promise.resolve(client) : loadSdk().then((m) => new m.S3Client(client));
+    private readonly clientOrConfig: S3Client | S3ClientConfig,
+  ) {}
+
+  /** The client, made at the first request: a missing SDK rejects that request, never an unawaited promise. */
+  private get client(): Promise<S3Client> {
+    const given = this.clientOrConfig;
+    this.made ??= isClient(given)
+      ? Promise.resolve(given)
+      : loadSdk().then(
+          (m) => new m.S3Client(given),
+          (error: unknown) => {
+            this.made = undefined;
+            throw error;
+          },
+        );
+    return this.made;
   }
 
   /** `s3://bucket/key`, for messages. */

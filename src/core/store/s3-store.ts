@@ -12,7 +12,7 @@
  * Before its first write the store checks once that the service honours these conditions.
  */
 import { randomUUID } from "node:crypto";
-import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
+import type { S3Client } from "@aws-sdk/client-s3";
 import { ConfigError, StoreError } from "../ground/errors.js";
 import { registerSecret } from "../ground/secrets.js";
 import { lockKey, storeKeyParts } from "./keys.js";
@@ -25,6 +25,15 @@ export interface S3Credentials {
   accessKeyId: string;
   secretAccessKey: string;
   sessionToken?: string;
+}
+
+/**
+ * A client the runner built: an `S3Client` of `@aws-sdk/client-s3`, typed by shape so that these types
+ * compile without the optional SDK installed.
+ */
+export interface S3ClientLike {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  send(command: any, options?: any): Promise<any>;
 }
 
 /** Options of {@link s3Store}. */
@@ -40,9 +49,9 @@ export interface S3StoreOptions {
   /** Path-style URLs (`<endpoint>/<bucket>/<key>`), which MinIO and most local services need. */
   forcePathStyle?: boolean;
   /** Default: the SDK's provider chain (environment, shared files, SSO, container and instance roles). */
-  credentials?: S3Credentials | S3ClientConfig["credentials"];
+  credentials?: S3Credentials | (() => Promise<S3Credentials>);
   /** A client the runner built; region, endpoint, path style and credentials are then the client's. */
-  client?: S3Client;
+  client?: S3ClientLike;
 }
 
 /** What the service was found to support, checked once before the first write. */
@@ -91,7 +100,7 @@ export class S3Store implements Store {
     this.location = `s3://${bucket}${prefix ? `/${prefix}` : ""}/_ai_`;
     this.objects = new S3Objects(
       bucket,
-      options.client ?? {
+      (options.client as S3Client | undefined) ?? {
         ...(options.region ? { region: options.region } : {}),
         ...(options.endpoint ? { endpoint: options.endpoint } : {}),
         ...(options.forcePathStyle ? { forcePathStyle: true } : {}),
