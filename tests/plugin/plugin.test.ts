@@ -130,6 +130,26 @@ test("tapshot: tap learns with the server's OCR model, then replays with no mode
   ]);
 }, 90_000);
 
+test("two sessions on one server, in parallel, share the store and learn a tap once", async () => {
+  const second = await rig.openSession(pixel7, { capabilities: tapshotCaps(pixel7) });
+  try {
+    const prompt = 'the "Checkout" button below the subtotal';
+    await Promise.all([phone.open("cart", { seed: 4 }), second.open("cart", { seed: 4 })]);
+    const results = (await Promise.all([phone, second].map((s) => s.driver.execute("tapshot: tap", { prompt })))) as {
+      outcome: string;
+      aiCalls: number;
+    }[];
+    // One learned while the other waited for its lock, then replayed what it stored.
+    expect(results.map((r) => r.outcome).sort()).toEqual(["learned", "replayed"]);
+    expect(results.find((r) => r.outcome === "replayed")!.aiCalls).toBe(0);
+    expect(await Promise.all([phone.currentScreen(), second.currentScreen()])).toEqual(["checkout", "checkout"]);
+    const logged = (await serverCalls()).filter((c) => c.prompt === prompt);
+    expect(logged.filter((c) => c.models.length > 0).map((c) => c.outcome)).toEqual(["learned"]);
+  } finally {
+    await second.close();
+  }
+}, 120_000);
+
 test("tapshot: matchScreenshot stores a baseline the OCR model judged, then matches it by pixels", async () => {
   await phone.open("cart", { seed: 2 });
   const prompt = 'the cart titled "Your cart" with a "Checkout" button';
