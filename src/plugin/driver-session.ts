@@ -18,6 +18,8 @@ export interface AppiumDriver {
   sessionId: string | null;
   /** The session's capabilities as the driver keeps them: `appium:` stripped, other prefixes kept. */
   caps?: Record<string, unknown>;
+  /** The driver's options: the capabilities plus what the driver chose, such as the device's `udid`. */
+  opts?: Record<string, unknown>;
   /** Base path of the server's routes (`""` by default), which proxy avoid lists are matched without. */
   basePath?: string;
   proxyActive?(sessionId?: string): boolean;
@@ -78,8 +80,20 @@ export function sessionOf(driver: AppiumDriver): AppiumSession {
   return session;
 }
 
+/**
+ * The capabilities the adapters read. A driver keeps the requested ones; what UiAutomator2 adds to
+ * its createSession answer (deviceModel, pixelRatio, statBarHeight...) a client sees but the driver
+ * does not keep, so the adapters read those from `mobile:` commands. The device serial the driver
+ * chose (`opts.udid`, an emulator's `emulator-5554`) is added when the session did not ask for one.
+ */
+function capabilitiesOf(driver: AppiumDriver): Record<string, unknown> {
+  const caps = driver.caps ?? {};
+  const udid = driver.opts?.udid;
+  return caps.udid === undefined && typeof udid === "string" && udid ? { ...caps, udid } : caps;
+}
+
 function buildSession(driver: AppiumDriver): AppiumSession {
-  const caps = () => driver.caps ?? {};
+  const caps = () => capabilitiesOf(driver);
   const platform = () => String(caps().platformName ?? "");
   const session = {
     get sessionId() {
