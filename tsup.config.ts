@@ -11,6 +11,7 @@ export default defineConfig([
       "images/index": "src/images/index.ts",
       "wdio/index": "src/wdio/index.ts",
       "s3/index": "src/s3/index.ts",
+      "plugin/index": "src/plugin/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

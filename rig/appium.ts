@@ -32,6 +32,12 @@ export interface AppiumOptions {
   startTimeoutMs?: number;
   /** Appium's `--log-level`. Default `error` (`$TAPSHOT_RIG_APPIUM_LOG` overrides). */
   logLevel?: string;
+  /** `APPIUM_HOME`, where Appium finds its drivers and plugins. Default the project root. */
+  home?: string;
+  /** More arguments of `appium server`, e.g. `["--use-plugins=tapshot"]`. */
+  args?: string[];
+  /** More environment variables of the server process. */
+  env?: Record<string, string>;
 }
 
 const OUTPUT_LINES = 200;
@@ -134,11 +140,12 @@ export async function startAppium(options: AppiumOptions = {}): Promise<AppiumSe
     "--log-level",
     logLevel,
     "--log-timestamp",
+    ...(options.args ?? []),
   ];
   // A new process group (detached), so stop() also ends the chromedriver and Chromium processes in it.
   const child = spawn(process.execPath, ["-e", WATCHDOG, ...args, "--log-no-colors"], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, APPIUM_HOME: PROJECT_ROOT },
+    env: { ...process.env, ...options.env, APPIUM_HOME: options.home ?? PROJECT_ROOT },
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
   });

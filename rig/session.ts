@@ -102,9 +102,14 @@ export interface Rig {
   /** The session for a profile, opened on first use and reused after (closed by {@link stop}). */
   session(profile: PhoneProfile): Promise<RigSession>;
   /** A new session that nobody else uses; the caller closes it (or {@link stop} does). */
-  openSession(profile: PhoneProfile): Promise<RigSession>;
+  openSession(profile: PhoneProfile, extras?: SessionExtras): Promise<RigSession>;
   /** Close every session, stop Appium and the demo server. Safe to call more than once. */
   stop(): Promise<void>;
+}
+
+/** What a test adds to a session's capabilities (a plugin's own, e.g. `tapshot:mode`). */
+export interface SessionExtras {
+  capabilities?: Record<string, unknown>;
 }
 
 /** Profiles of open sessions by driver, for {@link rigTarget}. */
@@ -125,10 +130,11 @@ export function profileOf(driver: unknown): PhoneProfile | undefined {
 
 /**
  * Start Appium and the demo server. Stop both with `rig.stop()` in `afterAll`, even when a test failed.
- * With `$TAPSHOT_RIG_APPIUM_URL` set (e.g. `http://127.0.0.1:4723`), the rig uses that Appium server instead.
+ * With `$TAPSHOT_RIG_APPIUM_URL` set (e.g. `http://127.0.0.1:4723`), the rig uses that Appium server instead,
+ * unless `options.appium.home` asks for a server of its own (one with other extensions installed).
  */
 export async function startRig(options: { appium?: AppiumOptions } = {}): Promise<Rig> {
-  const external = process.env[APPIUM_URL_ENV];
+  const external = options.appium?.home ? undefined : process.env[APPIUM_URL_ENV];
   const [demoStart, appiumStart] = await Promise.allSettled([
     startDemoServer(),
     external ? connectAppium(external) : startAppium(options.appium),
@@ -147,9 +153,9 @@ export async function startRig(options: { appium?: AppiumOptions } = {}): Promis
   const shared = new Map<string, { opening: Promise<RigSession>; session?: RigSession }>();
   let stopping: Promise<void> | undefined;
 
-  const openSession = async (profile: PhoneProfile) => {
+  const openSession = async (profile: PhoneProfile, extras?: SessionExtras) => {
     if (stopping) throw new Error("The rig is stopped; start a new one with startRig().");
-    const session = await openRigSession(appium, demo, profile);
+    const session = await openRigSession(appium, demo, profile, extras);
     const close = session.close;
     const tracked: RigSession = Object.assign(session, {
       close: async () => {
@@ -197,6 +203,7 @@ export async function openRigSession(
   appium: AppiumServer,
   demo: DemoServer,
   profile: PhoneProfile,
+  extras: SessionExtras = {},
 ): Promise<RigSession> {
   const userDataDir = await mkdtemp(join(tmpdir(), `tapshot-rig-${profile.id}-`));
   let driver: Browser;
@@ -205,7 +212,10 @@ export async function openRigSession(
       hostname: appium.hostname,
       port: appium.port,
       path: appium.path,
-      capabilities: capabilitiesFor(profile, { chromedriverPort: await freePort(), userDataDir }),
+      capabilities: {
+        ...capabilitiesFor(profile, { chromedriverPort: await freePort(), userDataDir }),
+        ...extras.capabilities,
+      } as WebdriverIO.Capabilities,
       logLevel: "warn",
       connectionRetryCount: 0,
       connectionRetryTimeout: 90_000,

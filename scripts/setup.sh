@@ -42,6 +42,17 @@ if ! have_browser; then
   have_browser || { echo "apt-get finished, but chromium or chromedriver is still not on PATH." >&2; exit 1; }
 fi
 
+# Debian's Selenium client for Python: the plugin tests' foreign W3C client (tests/plugin), run by /usr/bin/python3.
+if ! /usr/bin/python3 -c "import selenium" >/dev/null 2>&1; then
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "The plugin tests need Debian's python3-selenium: sudo apt-get install -y python3-selenium" >&2
+    exit 1
+  fi
+  echo "Installing Debian's python3-selenium for the plugin tests..."
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-selenium >/dev/null
+fi
+
 # A chromedriver of another major version than the browser fails every session; say so here, not in a test.
 chromium_bin="${TAPSHOT_CHROMIUM:-$(command -v chromium || command -v chromium-browser)}"
 chromedriver_bin="${TAPSHOT_CHROMEDRIVER:-$(command -v chromedriver)}"

@@ -7,7 +7,7 @@
 import { describeZodError } from "../core/ground/zod-errors.js";
 import { z } from "zod";
 import { fileReporter } from "../core/ground/artifacts.js";
-import { checkConfig, resolveResultsDir, type AiConfig } from "../core/config/config.js";
+import { checkConfig, resolveResultsDir, type AiConfig, type Mode } from "../core/config/config.js";
 import { TargetSchema, type DeviceAdapter, type Target } from "../core/device/description.js";
 import { ConfigError } from "../core/ground/errors.js";
 import { configureAi } from "../runner/index.js";
@@ -20,7 +20,9 @@ import { addAiCommands } from "./commands.js";
 import type { AdapterChoice } from "./platform-api.js";
 
 /** Options of {@link TapshotService}: `configureAi`'s options plus what only a WDIO run has. */
-export interface TapshotServiceOptions extends Omit<AiConfig, "target"> {
+export interface TapshotServiceOptions extends Omit<AiConfig, "target" | "mode"> {
+  /** `auto` or `replay`; default `replay` when `CI` is set, else `$TAPSHOT_MODE` or `auto`. */
+  mode?: Mode;
   /**
    * The run's device, over what the session's capabilities give (a farm's device name) and what
    * the adapter reads. A function gets each session (each multiremote instance).

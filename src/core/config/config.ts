@@ -41,8 +41,11 @@ export interface AiConfig {
   log?: ((entry: LogEntry) => void) | false;
   /** Receives failure artifacts. Default: files under `$TAPSHOT_RESULTS_DIR` or `./tapshot-results/<run>/`. */
   reportArtifact?: ArtifactReporter;
-  /** Default `$TAPSHOT_MODE` or `auto`. */
-  mode?: Mode;
+  /**
+   * Default `$TAPSHOT_MODE` or `auto`. A function gets the driver, for runners whose sessions
+   * choose their own mode (the Appium plugin's `tapshot:mode` capability); `undefined` falls back.
+   */
+  mode?: Mode | ((driver: unknown) => Mode | undefined);
   /**
    * Where each run's results go: `<resultsDir>/<run>/calls.jsonl` (one log entry per call) and,
    * with the default reporter, the failure artifacts. `false` records nothing. Default
@@ -76,7 +79,7 @@ const AiConfigSchema = z
     osVersionKey: OsVersionKeySchema.optional(),
     log: z.union([fn("log"), z.literal(false)]).optional(),
     reportArtifact: fn("reportArtifact").optional(),
-    mode: ModeSchema.optional(),
+    mode: z.union([ModeSchema, fn("mode")]).optional(),
     resultsDir: z.union([z.string().min(1, "resultsDir must not be empty"), z.literal(false)]).optional(),
   })
   .strict();
@@ -167,9 +170,13 @@ export function resolveResultsDir(option: string | false | undefined): string | 
 /** Resolve the configuration for one call, for the given driver. */
 export function resolveConfig(driver: unknown): ResolvedConfig {
   const configured = state.configured;
-  const modeText = configured.mode ?? envVar("TAPSHOT_MODE") ?? "auto";
+  const chosen = typeof configured.mode === "function" ? configured.mode(driver) : configured.mode;
+  const modeText = chosen ?? envVar("TAPSHOT_MODE") ?? "auto";
   const mode = ModeSchema.safeParse(modeText);
-  if (!mode.success) throw new ConfigError(`TAPSHOT_MODE is "${modeText}"; use "auto" or "replay".`);
+  if (!mode.success) {
+    const from = chosen === undefined ? "TAPSHOT_MODE is" : "configureAi's mode returned";
+    throw new ConfigError(`${from} "${String(modeText)}"; use "auto" or "replay".`);
+  }
 
   let store = configured.store;
   if (!store) {

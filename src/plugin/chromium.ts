@@ -1,0 +1,101 @@
+/**
+ * A device adapter for Appium Chromium sessions (mobile web in Chromium's device emulation, the
+ * repository's rig): screenshots in device pixels, taps as W3C touch actions in CSS pixels, the
+ * scale read from the screenshot against the page's viewport width (docs/devices.md).
+ */
+import type { DeviceAdapter, DeviceDescription, DeviceSession, Platform } from "../core/device/description.js";
+import { DeviceError } from "../core/ground/errors.js";
+import type { Point, Rect } from "../core/ground/geometry.js";
+import {
+  orientationOf,
+  performSwipe,
+  performTap,
+  positive,
+  reason,
+  screenshotSize,
+  takePng,
+  text,
+  tidyScale,
+  toTapUnits,
+  type AppiumSession,
+} from "../appium/index.js";
+
+/** The page's viewport as W3C `execute/sync` answers it. */
+const VIEWPORT_SCRIPT =
+  "return { width: window.innerWidth, height: window.innerHeight, ratio: window.devicePixelRatio, " +
+  "agent: navigator.userAgent };";
+
+interface Viewport {
+  width: number;
+  height: number;
+  ratio: number;
+  agent: string;
+}
+
+async function readViewport(session: AppiumSession): Promise<Viewport> {
+  let value: unknown;
+  try {
+    value = await session.execute(VIEWPORT_SCRIPT, []);
+  } catch (error) {
+    throw new DeviceError(`The Chromium session did not report its viewport: ${reason(error)}`, { cause: error });
+  }
+  const v = (value ?? {}) as Record<string, unknown>;
+  const width = positive(v.width);
+  const height = positive(v.height);
+  if (!width || !height) {
+    throw new DeviceError(`The Chromium session reported a viewport without a size: ${JSON.stringify(value)}.`);
+  }
+  return { width, height, ratio: positive(v.ratio) ?? 1, agent: text(v.agent) ?? "" };
+}
+
+/**
+ * The adapter for Chromium sessions, describing them as `platform` (a browser session has no
+ * phone platform of its own; the `tapshot:target` capability names it). The model is
+ * `Chromium <w>x<h>@<ratio>` and the OS version Chromium's version, unless the target names them.
+ */
+export function chromiumAdapter(platform: Platform): DeviceAdapter {
+  return {
+    platform,
+    open(driver): DeviceSession {
+      const session = driver as AppiumSession;
+      let bounds: Rect | undefined;
+      let scale = 1;
+      return {
+        async describe(note) {
+          const png = await takePng(session);
+          const shot = await screenshotSize(png);
+          const viewport = await readViewport(session);
+          scale = tidyScale(shot.width / viewport.width);
+          if (Math.abs(scale - viewport.ratio) > 0.01) {
+            note(
+              `screenshot width ${shot.width} / viewport width ${viewport.width} = ${scale}, but the page reports ` +
+                `devicePixelRatio ${viewport.ratio}; using ${scale}`,
+            );
+          }
+          bounds = { x: 0, y: 0, width: viewport.width, height: viewport.height };
+          const version = /(?:Chrome|Chromium|HeadlessChrome)\/([\d.]+)/.exec(viewport.agent)?.[1] ?? "unknown";
+          const device: DeviceDescription = {
+            platform,
+            model: `Chromium ${viewport.width}x${viewport.height}@${viewport.ratio}`,
+            osVersion: version,
+            screen: shot,
+            scale,
+            insets: { top: 0, bottom: 0, left: 0, right: 0 },
+            orientation: orientationOf(shot),
+          };
+          return device;
+        },
+        screenshot: () => takePng(session),
+        async tap(point: Point) {
+          if (!bounds) throw new DeviceError("tap before describe: the engine describes a session before it taps.");
+          await performTap(session, toTapUnits(point, scale, bounds));
+        },
+        async swipe({ from, to, durationMs }) {
+          if (!bounds) throw new DeviceError("swipe before describe: the engine describes a session before it swipes.");
+          const within = bounds;
+          await performSwipe(session, toTapUnits(from, scale, within), toTapUnits(to, scale, within), durationMs);
+        },
+      };
+    },
+  };
+}

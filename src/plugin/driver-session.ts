@@ -1,0 +1,134 @@
+/**
+ * The session's own Appium driver object, seen as the slice of a session the Appium adapters use
+ * (`AppiumSession` in src/appium/session.ts). Every command goes to the driver object directly,
+ * never through Appium's HTTP routes: the session's command queue is where the client's
+ * `execute` already waits for the plugin, so a call through it would wait behind itself.
+ *
+ * Each command is routed as Appium's own protocol layer routes it (base-driver's
+ * `driverShouldDoJwpProxy`): a driver that proxies the route (Chromium to chromedriver,
+ * UiAutomator2 to its server, XCUITest to WebDriverAgent) gets it through `proxyCommand`,
+ * and a route the driver keeps for itself (its proxy avoid list) goes to its own method.
+ */
+import type { Rect } from "../core/ground/geometry.js";
+import { DeviceError } from "../core/ground/errors.js";
+import type { AppiumSession } from "../appium/index.js";
+
+/** The part of an Appium 3 driver instance (a `BaseDriver` subclass) the plugin calls. */
+export interface AppiumDriver {
+  sessionId: string | null;
+  /** The session's capabilities as the driver keeps them: `appium:` stripped, other prefixes kept. */
+  caps?: Record<string, unknown>;
+  /** The driver's options: the capabilities plus what the driver chose, such as the device's `udid`. */
+  opts?: Record<string, unknown>;
+  /** Base path of the server's routes (`""` by default), which proxy avoid lists are matched without. */
+  basePath?: string;
+  proxyActive?(sessionId?: string): boolean;
+  proxyRouteIsAvoided?(sessionId: string, method: string, url: string, body?: unknown): boolean;
+  proxyCommand?(url: string, method: string, body?: unknown): Promise<unknown>;
+  getScreenshot?(): Promise<string>;
+  getWindowRect?(): Promise<Rect>;
+  performActions?(actions: unknown[]): Promise<void>;
+  releaseActions?(): Promise<void>;
+  execute?(script: string, args: unknown[]): Promise<unknown>;
+  getPageSource?(): Promise<string>;
+  getCurrentContext?(): Promise<string | null>;
+}
+
+type Verb = "GET" | "POST" | "DELETE";
+
+/** One W3C command: its route under the session, and the driver's own method that serves it. */
+interface Command {
+  verb: Verb;
+  path: string;
+  body?: unknown;
+  method: keyof AppiumDriver;
+  args?: unknown[];
+}
+
+/** Whether Appium would proxy this route of the session rather than call the driver's method. */
+function proxies(driver: AppiumDriver, sessionId: string, verb: Verb, path: string): boolean {
+  if (typeof driver.proxyCommand !== "function" || driver.proxyActive?.(sessionId) !== true) return false;
+  const url = `${driver.basePath ?? ""}/session/${sessionId}${path}`;
+  return driver.proxyRouteIsAvoided?.(sessionId, verb, url) !== true;
+}
+
+async function send<T>(driver: AppiumDriver, command: Command): Promise<T> {
+  const sessionId = driver.sessionId;
+  if (!sessionId) throw new DeviceError("The Appium session has ended; tapshot needs a running session.");
+  if (proxies(driver, sessionId, command.verb, command.path)) {
+    return (await driver.proxyCommand!(`/session/${sessionId}${command.path}`, command.verb, command.body)) as T;
+  }
+  const own = driver[command.method];
+  if (typeof own !== "function") {
+    throw new DeviceError(
+      `This Appium driver neither proxies ${command.verb} ${command.path} nor has a ${String(command.method)} method, ` +
+        "which tapshot needs; update the driver, or check that it is a UiAutomator2, Espresso, XCUITest or Chromium driver.",
+    );
+  }
+  return (await (own as (...args: unknown[]) => Promise<unknown>).apply(driver, command.args ?? [])) as T;
+}
+
+const sessions = new WeakMap<AppiumDriver, AppiumSession>();
+
+/**
+ * The session over `driver`, one object per driver object: the engine keeps what it read about a
+ * device per session object, so every command of one Appium session must hand over the same one.
+ */
+export function sessionOf(driver: AppiumDriver): AppiumSession {
+  let session = sessions.get(driver);
+  if (!session) sessions.set(driver, (session = buildSession(driver)));
+  return session;
+}
+
+/**
+ * The capabilities the adapters read. A driver keeps the requested ones; what UiAutomator2 adds to
+ * its createSession answer (deviceModel, pixelRatio, statBarHeight...) a client sees but the driver
+ * does not keep, so the adapters read those from `mobile:` commands. The device serial the driver
+ * chose (`opts.udid`, an emulator's `emulator-5554`) is added when the session did not ask for one.
+ */
+function capabilitiesOf(driver: AppiumDriver): Record<string, unknown> {
+  const caps = driver.caps ?? {};
+  const udid = driver.opts?.udid;
+  return caps.udid === undefined && typeof udid === "string" && udid ? { ...caps, udid } : caps;
+}
+
+function buildSession(driver: AppiumDriver): AppiumSession {
+  const caps = () => capabilitiesOf(driver);
+  const platform = () => String(caps().platformName ?? "");
+  const session = {
+    get sessionId() {
+      return driver.sessionId ?? "";
+    },
+    get capabilities() {
+      return caps();
+    },
+    get isAndroid() {
+      return /^android$/i.test(platform());
+    },
+    get isIOS() {
+      return /^ios$/i.test(platform());
+    },
+    takeScreenshot: () => send<string>(driver, { verb: "GET", path: "/screenshot", method: "getScreenshot" }),
+    getWindowRect: () => send<Rect>(driver, { verb: "GET", path: "/window/rect", method: "getWindowRect" }),
+    performActions: (actions: unknown[]) =>
+      send<void>(driver, {
+        verb: "POST",
+        path: "/actions",
+        body: { actions },
+        method: "performActions",
+        args: [actions],
+      }),
+    releaseActions: () => send<void>(driver, { verb: "DELETE", path: "/actions", method: "releaseActions" }),
+    execute: (script: string, ...args: unknown[]) =>
+      send<unknown>(driver, {
+        verb: "POST",
+        path: "/execute/sync",
+        body: { script, args },
+        method: "execute",
+        args: [script, args],
+      }),
+    getPageSource: () => send<string>(driver, { verb: "GET", path: "/source", method: "getPageSource" }),
+    getAppiumContext: () => send<unknown>(driver, { verb: "GET", path: "/context", method: "getCurrentContext" }),
+  };
+  return session as unknown as AppiumSession;
+}

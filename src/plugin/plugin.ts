@@ -1,0 +1,139 @@
+/**
+ * The Appium 3 server plugin `tapshot`: the execute methods `tapshot: tap` and
+ * `tapshot: matchScreenshot` for every W3C client (docs/plugin.md).
+ *
+ * Appium builds one instance per session (`new Plugin(name, cliArgs, driverId)`) and, for a
+ * command the plugin has a method of, calls it with `(next, driver, ...commandArgs)`: `next` is
+ * the default handling (for `execute`, the driver's own execute or the proxy to its server),
+ * `driver` the session's driver object. The plugin answers its two scripts itself, without
+ * `next`, and hands every other script to `next`.
+ *
+ * The class does not extend Appium's `BasePlugin`: importing `appium` from this package would
+ * make every tapshot user install the server. What Appium calls on a plugin is the constructor,
+ * `name`, the static method maps and the command methods; W3C errors are matched by their own
+ * `error` and `w3cStatus` properties (src/plugin/w3c-error.ts).
+ */
+import type { PlatformApi } from "../core/engine/engine.js";
+import { InputError } from "../core/ground/errors.js";
+import { apiFor } from "./adapters.js";
+import { sessionOf, type AppiumDriver } from "./driver-session.js";
+import { applyPluginArgs, type PluginArgs } from "./settings.js";
+import { toW3CError } from "./w3c-error.js";
+
+/** The execute method names. */
+export const TAP_SCRIPT = "tapshot: tap";
+export const MATCH_SCREENSHOT_SCRIPT = "tapshot: matchScreenshot";
+
+/** Parameters of each execute method: the required ones first, as Appium's execute method maps list them. */
+const PARAMS = {
+  [TAP_SCRIPT]: { required: ["prompt"], optional: ["verify", "autoHeal", "heal", "scroll", "timeout"] },
+  [MATCH_SCREENSHOT_SCRIPT]: {
+    required: ["name", "prompt"],
+    optional: ["autoHeal", "threshold", "maxDiffPixels", "maxDiffPixelRatio", "mask", "timeout"],
+  },
+} as const;
+
+type Script = keyof typeof PARAMS;
+
+/** The one parameters object of an execute method; an InputError saying what was sent otherwise. */
+export function executeParams(script: Script, args: unknown): Record<string, unknown> {
+  const list = Array.isArray(args) ? args : args === undefined ? [] : [args];
+  const params = list[0] ?? {};
+  const spec = PARAMS[script];
+  const example =
+    script === TAP_SCRIPT ? '{ "prompt": "the checkout button" }' : '{ "name": "cart", "prompt": "the cart" }';
+  if (list.length > 1 || typeof params !== "object" || params === null || Array.isArray(params)) {
+    throw new InputError(`${script} takes one object of parameters, e.g. ${example}; it got ${JSON.stringify(list)}.`);
+  }
+  const known: readonly string[] = [...spec.required, ...spec.optional];
+  const unknown = Object.keys(params).filter((k) => !known.includes(k));
+  if (unknown.length) {
+    throw new InputError(`${script} has no parameter ${unknown.join(", ")}; its parameters are ${known.join(", ")}.`);
+  }
+  const missing = spec.required.filter((k) => (params as Record<string, unknown>)[k] === undefined);
+  if (missing.length) throw new InputError(`${script} needs ${missing.join(" and ")}, e.g. ${example}.`);
+  return params as Record<string, unknown>;
+}
+
+type Next = () => Promise<unknown>;
+
+/**
+ * One controller per session id, aborted when the session is deleted, so no tapshot call outlives
+ * its session. Kept by id, not per plugin instance: Appium may hand one instance to two sessions
+ * created at the same time (it promotes its sessionless instances to the session created).
+ */
+const endings = new Map<string, AbortController>();
+
+function endingOf(sessionId: string): AbortSignal {
+  let controller = endings.get(sessionId);
+  if (!controller) endings.set(sessionId, (controller = new AbortController()));
+  return controller.signal;
+}
+
+function endSession(sessionId: unknown, why: string): void {
+  if (typeof sessionId !== "string") return;
+  endings.get(sessionId)?.abort(new Error(why));
+  endings.delete(sessionId);
+}
+
+/** The tapshot plugin; Appium finds it by package.json's `appium.mainClass`. */
+export class TapshotPlugin {
+  /** No routes of its own: the plugin adds execute methods only. */
+  static newMethodMap = {};
+  /** The execute methods, as Appium lists them (its `executeMethodMap` shape). */
+  static executeMethodMap = {
+    [TAP_SCRIPT]: { command: "tap", params: PARAMS[TAP_SCRIPT] },
+    [MATCH_SCREENSHOT_SCRIPT]: { command: "matchScreenshot", params: PARAMS[MATCH_SCREENSHOT_SCRIPT] },
+  };
+
+  readonly name: string;
+  readonly cliArgs: PluginArgs;
+
+  constructor(name: string, cliArgs: PluginArgs = {}, _driverId: string | null = null) {
+    this.name = name;
+    this.cliArgs = cliArgs ?? {};
+  }
+
+  /** W3C `execute/sync`: the plugin's scripts here, every other script to the driver. */
+  async execute(next: Next, driver: AppiumDriver, script: unknown, args: unknown): Promise<unknown> {
+    if (script !== TAP_SCRIPT && script !== MATCH_SCREENSHOT_SCRIPT) return next();
+    try {
+      applyPluginArgs(this.cliArgs);
+      const params = executeParams(script, args);
+      const session = sessionOf(driver);
+      const api = apiFor(session.capabilities as Record<string, unknown>);
+      const signal = endingOf(session.sessionId);
+      return script === TAP_SCRIPT
+        ? await tap(api, session, params, signal)
+        : await match(api, session, params, signal);
+    } catch (error) {
+      throw toW3CError(error);
+    }
+  }
+
+  /**
+   * Ends the session's running tapshot calls, then deletes the session as usual. Appium hands
+   * this umbrella command its own driver, with the session id as the last argument.
+   */
+  async deleteSession(next: Next, _driver: unknown, ...args: unknown[]): Promise<unknown> {
+    endSession(args.at(-1), "the Appium session was deleted");
+    return next();
+  }
+
+  /** Appium's hook for a session that ended on its own (a crashed driver): end its tapshot calls. */
+  async onUnexpectedShutdown(driver: AppiumDriver): Promise<void> {
+    endSession(driver?.sessionId, "the Appium session ended unexpectedly");
+  }
+}
+
+async function tap(api: PlatformApi, session: object, params: Record<string, unknown>, signal: AbortSignal) {
+  const { prompt, ...options } = params;
+  const result = await api.tap(session, prompt as string, { ...options, signal });
+  return { outcome: result.outcome, point: result.point, aiCalls: result.aiCalls };
+}
+
+async function match(api: PlatformApi, session: object, params: Record<string, unknown>, signal: AbortSignal) {
+  const { name, prompt, ...options } = params;
+  const result = await api.expect(session).toMatchScreenshot(name as string, prompt as string, { ...options, signal });
+  return { outcome: result.outcome, aiCalls: result.aiCalls, diffPixels: result.diffPixels };
+}

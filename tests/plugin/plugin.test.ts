@@ -1,0 +1,247 @@
+/**
+ * The Appium plugin end to end, driven by clients tapshot did not write: the plugin is installed
+ * from this checkout with `appium plugin install --source=local` into an empty APPIUM_HOME (the
+ * Chromium driver linked from node_modules the same way), a real Appium 3 server runs it, and
+ * WebdriverIO's plain `execute` and Debian's python3-selenium call `tapshot: tap` and
+ * `tapshot: matchScreenshot`. The server's model is the local OCR engine (`--plugin-tapshot-provider=ocr`).
+ * Needs dist/ (`npm run build`): Appium loads the package's built `main`.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { PROJECT_ROOT } from "../../rig/appium.js";
+import { freePort } from "../../rig/ports.js";
+import { capabilitiesFor, galaxyS23, pixel7, type PhoneProfile } from "../../rig/profiles.js";
+import { startRig, type Rig, type RigSession } from "../../rig/session.js";
+import type { LogEntry } from "../../src/core/ground/log.js";
+
+const run = promisify(execFile);
+const APPIUM = join(PROJECT_ROOT, "node_modules/appium/index.js");
+/** Debian's interpreter, where python3-selenium is installed (scripts/setup.sh). */
+const PYTHON = process.env.TAPSHOT_PYTHON || "/usr/bin/python3";
+const CHECKOUT = 'the "Checkout" button';
+const MISSING = 'the "Gift wrapping" button';
+
+let home: string;
+let storage: string;
+let results: string;
+let rig: Rig;
+let phone: RigSession;
+
+/** Run the `appium` CLI against the test's APPIUM_HOME (npm's global links go to a folder of the test); its stdout. */
+async function appium(...args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, [APPIUM, ...args], {
+    env: { ...process.env, APPIUM_HOME: home, npm_config_prefix: join(home, "npm-prefix") },
+    timeout: 120_000,
+  });
+  return stdout;
+}
+
+/** A W3C `execute/sync` as any client sends it, and the status and `value` the server answered. */
+async function executeOnWire(session: RigSession, script: string, params: object) {
+  const response = await fetch(`${rig.appium.url}/session/${session.driver.sessionId}/execute/sync`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ script, args: [params] }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  const body = (await response.json()) as { value: { error?: string; message?: string; stacktrace?: string } };
+  return { status: response.status, value: body.value };
+}
+
+/** The capabilities of a rig phone session plus the plugin's own. */
+function tapshotCaps(profile: PhoneProfile, mode?: "auto" | "replay") {
+  return { "tapshot:target": profile.target, ...(mode ? { "tapshot:mode": mode } : {}) };
+}
+
+/** The log entries the server recorded (TAPSHOT_RUN_ID=plugin). */
+async function serverCalls(): Promise<LogEntry[]> {
+  const text = await readFile(join(results, "plugin", "calls.jsonl"), "utf8");
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LogEntry);
+}
+
+/** What WebdriverIO's `execute` threw, or a failure when it answered. */
+async function rejection(promise: Promise<unknown>): Promise<Error & { name: string }> {
+  let value: unknown;
+  try {
+    value = await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error(`expected an error, got ${JSON.stringify(value)}`);
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(PROJECT_ROOT, "dist/plugin/index.js"))) {
+    throw new Error("dist/plugin/index.js is missing: run `npm run build` first (Appium loads the built plugin).");
+  }
+  home = await mkdtemp(join(tmpdir(), "tapshot-appium-home-"));
+  storage = join(home, "storage");
+  results = join(home, "results");
+  await mkdir(join(home, "npm-prefix", "lib"), { recursive: true });
+  await appium("plugin", "install", "--source=local", PROJECT_ROOT);
+  await appium("driver", "install", "--source=local", join(PROJECT_ROOT, "node_modules/appium-chromium-driver"));
+  rig = await startRig({
+    appium: {
+      home,
+      args: ["--use-plugins=tapshot", "--plugin-tapshot-provider=ocr", `--plugin-tapshot-storage-dir=${storage}`],
+      env: { TAPSHOT_RESULTS_DIR: results, TAPSHOT_RUN_ID: "plugin", TAPSHOT_LOG: "silent" },
+    },
+  });
+  phone = await rig.openSession(pixel7, { capabilities: tapshotCaps(pixel7) });
+}, 240_000);
+
+afterAll(async () => {
+  await rig?.stop();
+  if (home) await rm(home, { recursive: true, force: true, maxRetries: 5 });
+}, 60_000);
+
+test("appium plugin install --source=local puts tapshot into an empty APPIUM_HOME", async () => {
+  const listed = JSON.parse(await appium("plugin", "list", "--installed", "--json"));
+  expect(Object.keys(listed)).toEqual(["tapshot"]);
+  expect(listed.tapshot).toMatchObject({ pkgName: "tapshot", installType: "local", mainClass: "TapshotPlugin" });
+  expect(listed.tapshot.installPath).toBe(PROJECT_ROOT);
+});
+
+test("tapshot: tap learns with the server's OCR model, then replays with no model call", async () => {
+  await phone.open("cart", { seed: 1 });
+  const learned = await phone.driver.execute("tapshot: tap", { prompt: CHECKOUT });
+  expect(learned).toMatchObject({ outcome: "learned", aiCalls: expect.any(Number) });
+  expect((learned as { aiCalls: number }).aiCalls).toBeGreaterThan(0);
+  expect(await phone.currentScreen()).toBe("checkout");
+
+  await phone.open("cart", { seed: 1 });
+  const replayed = await phone.driver.execute("tapshot: tap", { prompt: CHECKOUT });
+  expect(replayed).toEqual({ outcome: "replayed", point: (learned as { point: unknown }).point, aiCalls: 0 });
+  expect(await phone.currentScreen()).toBe("checkout");
+
+  // The session's tapshot:target named the device: the store key is the Pixel 7's, not Chromium's.
+  expect(await readdir(join(storage, "_ai_", "taps", "android"))).toEqual(["google-pixel-7_14"]);
+  const calls = (await serverCalls()).filter((c) => c.api === "tap" && c.prompt === CHECKOUT);
+  expect(calls.map((c) => [c.outcome, c.models])).toEqual([
+    ["learned", ["ocr:paddle-ppocrv4"]],
+    ["replayed", []],
+  ]);
+}, 90_000);
+
+test("two sessions on one server, in parallel, share the store and learn a tap once", async () => {
+  const second = await rig.openSession(pixel7, { capabilities: tapshotCaps(pixel7) });
+  try {
+    const prompt = 'the "Checkout" button below the subtotal';
+    await Promise.all([phone.open("cart", { seed: 4 }), second.open("cart", { seed: 4 })]);
+    const results = (await Promise.all([phone, second].map((s) => s.driver.execute("tapshot: tap", { prompt })))) as {
+      outcome: string;
+      aiCalls: number;
+    }[];
+    // One learned while the other waited for its lock, then replayed what it stored.
+    expect(results.map((r) => r.outcome).sort()).toEqual(["learned", "replayed"]);
+    expect(results.find((r) => r.outcome === "replayed")!.aiCalls).toBe(0);
+    expect(await Promise.all([phone.currentScreen(), second.currentScreen()])).toEqual(["checkout", "checkout"]);
+    const logged = (await serverCalls()).filter((c) => c.prompt === prompt);
+    expect(logged.filter((c) => c.models.length > 0).map((c) => c.outcome)).toEqual(["learned"]);
+  } finally {
+    await second.close();
+  }
+}, 120_000);
+
+test("tapshot: matchScreenshot stores a baseline the OCR model judged, then matches it by pixels", async () => {
+  await phone.open("cart", { seed: 2 });
+  const prompt = 'the cart titled "Your cart" with a "Checkout" button';
+  const stored = await phone.driver.execute("tapshot: matchScreenshot", { name: "cart", prompt });
+  expect(stored).toEqual({ outcome: "stored", aiCalls: 1, diffPixels: 0 });
+  const matched = await phone.driver.execute("tapshot: matchScreenshot", { name: "cart", prompt });
+  expect(matched).toEqual({ outcome: "matched", aiCalls: 0, diffPixels: 0 });
+}, 90_000);
+
+test("a missing element reaches the client as a W3C error whose message is tapshot's", async () => {
+  await phone.open("cart", { seed: 1 });
+  const error = await rejection(phone.driver.execute("tapshot: tap", { prompt: MISSING, timeout: 20_000 }));
+  const logged = (await serverCalls()).filter((c) => c.prompt === MISSING);
+  expect(logged.map((c) => c.outcome)).toEqual(["failed"]);
+  expect(logged[0]!.detail).toContain(MISSING);
+  expect(error.name).toBe("unknown error");
+  expect(error.message).toContain(logged[0]!.detail);
+
+  // On the wire: W3C "unknown error" (WebdriverIO reads a 404 "no such element" as an answer, src/plugin/w3c-error.ts),
+  // tapshot's message as is, tapshot's code opening the stack trace.
+  const { status, value } = await executeOnWire(phone, "tapshot: tap", { prompt: MISSING, timeout: 20_000 });
+  expect(status).toBe(500);
+  expect(value.error).toBe("unknown error");
+  expect(value.message!.split("\n")[0]).toBe(logged[0]!.detail);
+  expect(value.stacktrace!.split("\n")[0]).toBe("tapshot-error-code: not-found");
+}, 90_000);
+
+test("bad parameters are an invalid argument error that names them; other scripts reach the driver", async () => {
+  const { status, value } = await executeOnWire(phone, "tapshot: tap", { prompt: CHECKOUT, retries: 3 });
+  expect([status, value.error]).toEqual([400, "invalid argument"]);
+  expect(value.message).toBe(
+    "tapshot: tap has no parameter retries; its parameters are prompt, verify, autoHeal, heal, scroll, timeout.",
+  );
+  expect(value.stacktrace!.split("\n")[0]).toBe("tapshot-error-code: input");
+  expect(await phone.driver.execute("return 6 * 7")).toBe(42);
+});
+
+test("tapshot:mode replay on one session fails a call with nothing stored, asking no model", async () => {
+  const other = await rig.openSession(galaxyS23, { capabilities: tapshotCaps(galaxyS23, "replay") });
+  try {
+    await other.open("cart", { seed: 1 });
+    const { status, value } = await executeOnWire(other, "tapshot: tap", { prompt: CHECKOUT });
+    expect([status, value.error]).toEqual([500, "unknown error"]);
+    expect(value.message).toMatch(
+      /^No stored tap for "the "Checkout" button" on samsung-galaxy-s23_14 .*mode is "replay"/,
+    );
+    expect(value.stacktrace!.split("\n")[0]).toBe("tapshot-error-code: not-stored");
+    const logged = (await serverCalls()).filter((c) => c.device === "samsung-galaxy-s23_14");
+    expect(logged.map((c) => [c.outcome, c.aiCalls])).toEqual([["failed", 0]]);
+  } finally {
+    await other.close();
+  }
+}, 90_000);
+
+test("python3-selenium, a foreign W3C client, learns, replays and gets tapshot's error", async () => {
+  const profile = galaxyS23;
+  const userDataDir = await mkdtemp(join(tmpdir(), "tapshot-plugin-python-"));
+  try {
+    // The rig's Chromium capabilities, without WebdriverIO's own `wdio:` key.
+    const { "wdio:enforceWebDriverClassic": _wdio, ...caps } = capabilitiesFor(profile, {
+      chromedriverPort: await freePort(),
+      userDataDir,
+    }) as Record<string, unknown>;
+    void _wdio;
+    const cart = rig.demo.pageUrl("cart", {
+      variant: "default",
+      seed: 3,
+      bars: { ...profile.bars, platform: profile.platform },
+    });
+    const script = join(PROJECT_ROOT, "tests/plugin/python_client.py");
+    const { stdout } = await run(
+      PYTHON,
+      [script, rig.appium.url, JSON.stringify({ ...caps, ...tapshotCaps(profile) }), cart],
+      { timeout: 120_000 },
+    ).catch((error: Error & { stderr?: string }) => {
+      throw new Error(
+        `${PYTHON} ${script} failed (python3-selenium comes from scripts/setup.sh): ${error.message}\n${error.stderr ?? ""}`,
+      );
+    });
+    const report = JSON.parse(stdout.trim().split("\n").at(-1)!);
+    expect(report.learn.outcome).toBe("learned");
+    expect(report.after_learn).toBe("checkout");
+    expect(report.replay).toEqual({ outcome: "replayed", point: report.learn.point, aiCalls: 0 });
+    expect(report.after_replay).toBe("checkout");
+    expect(report.missing).toMatchObject({
+      raised: true,
+      type: "WebDriverException",
+      stacktrace_first: "tapshot-error-code: not-found",
+    });
+    expect(report.missing.message).toContain(MISSING);
+    expect(report.missing.message).not.toMatch(/unknown server-side error/);
+  } finally {
+    await rm(userDataDir, { recursive: true, force: true, maxRetries: 5 });
+  }
+}, 150_000);
