@@ -1,6 +1,6 @@
 /**
  * The session's own Appium driver object, seen as the slice of a session the Appium adapters use
- * (`AppiumSession` in src/appium/session.ts). Every command goes to the driver object directly,
+ * (`AppiumSession` of the Appium adapter kit). Every command goes to the driver object directly,
  * never through Appium's HTTP routes: the session's command queue is where the client's
  * `execute` already waits for the plugin, so a call through it would wait behind itself.
  *

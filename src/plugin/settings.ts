@@ -92,7 +92,7 @@ export function applyPluginArgs(args: PluginArgs): void {
   applied = key;
 }
 
-/** The capabilities of a plugin session object (src/plugin/driver-session.ts). */
+/** The capabilities of a plugin session object. */
 function capsOf(driver: unknown): Record<string, unknown> {
   const caps = (driver as { capabilities?: unknown } | null)?.capabilities;
   return caps && typeof caps === "object" ? (caps as Record<string, unknown>) : {};
