@@ -1,0 +1,108 @@
+/**
+ * Runs a copyable example (examples/<name>) as its own project against the rig: through its own
+ * package.json script, with the Appium URL, capabilities and start page in the environment its
+ * README documents, and tapshot linked into its node_modules as installing a local tapshot would
+ * link it (the built package: `npm run build` first). Its other dependencies resolve from this
+ * repository's node_modules, so each must be one of this repository's, at the same range.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { lstat, mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { freePort } from "../../rig/ports.js";
+import { capabilitiesFor, type PhoneProfile } from "../../rig/profiles.js";
+import type { Rig } from "../../rig/session.js";
+
+export const ROOT = join(import.meta.dirname, "..", "..");
+/** Loaded into the example's process for the rig (never by the example itself). */
+export const RIG_DEVICE = join(import.meta.dirname, "rig-device.ts");
+
+interface PackageJson {
+  version?: string;
+  scripts?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
+const readJson = async (file: string) => JSON.parse(await readFile(file, "utf8")) as PackageJson;
+
+/** What an example's package.json asks for that this repository cannot give it: one line per problem. */
+export async function dependencyProblems(dir: string): Promise<string[]> {
+  const root = await readJson(join(ROOT, "package.json"));
+  const own = await readJson(join(dir, "package.json"));
+  const have = { ...root.dependencies, ...root.devDependencies };
+  const wanted = { ...own.dependencies, ...own.devDependencies };
+  return Object.entries(wanted).flatMap(([name, range]) => {
+    if (name === "tapshot") return range === `^${root.version}` ? [] : [`tapshot: "${range}", not "^${root.version}"`];
+    return have[name] === range ? [] : [`${name}: "${range}", but this repository has "${have[name] ?? "none"}"`];
+  });
+}
+
+/** Link `<dir>/node_modules/tapshot` to this repository; returns how to undo it. */
+export async function linkTapshot(dir: string): Promise<() => Promise<void>> {
+  if (!existsSync(join(ROOT, "dist", "wdio", "index.js"))) {
+    throw new Error("The examples run the built package: run `npm run build` first (npm test does).");
+  }
+  const modules = join(dir, "node_modules");
+  const created = !existsSync(modules);
+  await mkdir(modules, { recursive: true });
+  const link = join(modules, "tapshot");
+  const linked = await lstat(link).then(
+    () => true,
+    () => false,
+  );
+  if (!linked) await symlink(join("..", "..", ".."), link, "dir");
+  return async () => {
+    if (created) await rm(modules, { recursive: true, force: true });
+    else if (!linked) await rm(link, { force: true });
+  };
+}
+
+/**
+ * The environment an example runs with on the rig: no model key, no tapshot setting from this
+ * process, the rig's Appium server and `profile`'s Chromium capabilities (with their own
+ * chromedriver port and browser profile under `scratch`), and the demo shop's cart as start page.
+ */
+export async function rigEnvironment(rig: Rig, profile: PhoneProfile, scratch: string): Promise<NodeJS.ProcessEnv> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^(TAPSHOT_|GEMINI_|GOOGLE_|OPENAI_|AZURE_OPENAI_|npm_)/i.test(name) && name !== "NODE_OPTIONS") {
+      env[name] = value;
+    }
+  }
+  const capabilities = capabilitiesFor(profile, {
+    chromedriverPort: await freePort(),
+    userDataDir: await mkdtemp(join(scratch, "chromium-")),
+  });
+  return {
+    ...env,
+    APPIUM_URL: rig.appium.url,
+    APPIUM_CAPABILITIES: JSON.stringify(capabilities),
+    START_URL: rig.demo.pageUrl("cart", { seed: 1, bars: { ...profile.bars, platform: profile.platform } }),
+    SHOP_URL: rig.demo.url,
+    TAPSHOT_RIG_PROFILE: profile.id,
+    // The wdio testrunner and the plain script load the rig's device through a preload (Jest: setupFiles).
+    NODE_OPTIONS: `--import tsx --import ${pathToFileURL(RIG_DEVICE).href}`,
+  };
+}
+
+/** `npm run <script> -- <args>` in the example; resolves with its exit code and output (never rejects). */
+export function npmRun(
+  dir: string,
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      "npm",
+      ["run", "--silent", script, ...(args.length ? ["--", ...args] : [])],
+      { cwd: dir, env, maxBuffer: 16 * 1024 * 1024, timeout: 280_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, output: `${stdout}\n${stderr}` });
+      },
+    );
+  });
+}
