@@ -87,6 +87,21 @@ export async function rigEnvironment(rig: Rig, profile: PhoneProfile, scratch: s
   };
 }
 
+/** Type-check the example as its own project (its tsconfig.json, tapshot's shipped types); resolves with tsc's output. */
+export function typeCheck(dir: string): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(dir, "tsconfig.json")],
+      { cwd: dir, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, output: `${stdout}${stderr}` });
+      },
+    );
+  });
+}
+
 /** `npm run <script> -- <args>` in the example; resolves with its exit code and output (never rejects). */
 export function npmRun(
   dir: string,

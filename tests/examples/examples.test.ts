@@ -9,7 +9,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { iphone15 } from "../../rig/profiles.js";
 import { startRig, type Rig } from "../../rig/session.js";
-import { dependencyProblems, linkTapshot, npmRun, RIG_DEVICE, rigEnvironment, ROOT } from "./example-project.js";
+import {
+  dependencyProblems,
+  linkTapshot,
+  npmRun,
+  RIG_DEVICE,
+  rigEnvironment,
+  ROOT,
+  typeCheck,
+} from "./example-project.js";
 
 let rig: Rig;
 let scratch: string;
@@ -64,6 +72,16 @@ const REPLAYED = [
 test.each(["jest", "webdriverio"])("examples/%s asks for nothing this repository does not have", async (name) => {
   expect(await dependencyProblems(join(ROOT, "examples", name))).toEqual([]);
 });
+
+test.each(["jest", "webdriverio"])(
+  "examples/%s type-checks as its own project, against the types tapshot ships",
+  async (name) => {
+    const dir = join(ROOT, "examples", name);
+    unlinks.push(await linkTapshot(dir));
+    expect(await typeCheck(dir)).toEqual({ code: 0, output: "" });
+  },
+  120_000,
+);
 
 test("examples/webdriverio: `npm start` checks the cart, taps Checkout and checks the order summary", async () => {
   const ran = await runExample("webdriverio", "start");

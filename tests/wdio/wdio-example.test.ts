@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { iphone15 } from "../../rig/profiles.js";
 import { startRig, type Rig } from "../../rig/session.js";
-import { dependencyProblems, linkTapshot, npmRun, rigEnvironment } from "../examples/example-project.js";
+import { dependencyProblems, linkTapshot, npmRun, rigEnvironment, typeCheck } from "../examples/example-project.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const WDIO = join(ROOT, "node_modules", "@wdio", "cli", "bin", "wdio.js");
@@ -97,9 +97,10 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 5 });
 }, 60_000);
 
-test("the example asks for nothing this repository does not have", async () => {
+test("the example asks for nothing this repository does not have, and type-checks as its own project", async () => {
   expect(await dependencyProblems(EXAMPLE)).toEqual([]);
-});
+  expect(await typeCheck(EXAMPLE)).toEqual({ code: 0, output: "" });
+}, 120_000);
 
 test("the run ends with the example passing and the two failure specs failing", () => {
   expect({ code: run.code, names: results.map((r) => `${r.name}: ${r.status}`).sort() }).toEqual({
