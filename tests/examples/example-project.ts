@@ -1,14 +1,15 @@
-/**
- * Runs a copyable example (examples/<name>) as its own project against the rig: through its own
- * package.json script, with the Appium URL, capabilities and start page in the environment its
- * README documents, and tapshot linked into its node_modules as installing a local tapshot would
- * link it (the built package: `npm run build` first). Its other dependencies resolve from this
- * repository's node_modules, so each must be one of this repository's, at the same range.
+/*
+ * Runs a copyable example (examples/<name>) as its own project against the rig: a copy outside
+ * the repository, run through its own package.json script, with the Appium URL, capabilities and
+ * start page in the environment its README documents. Its node_modules holds only the packages its
+ * package.json lists, linked as an install would place them: tapshot to this repository (the built
+ * package: `npm run build` first), the others to this repository's copies, so each must be one of
+ * this repository's dependencies at the same range.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { lstat, mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
-import { join } from "node:path";
+import { cp, mkdir, mkdtemp, readFile, symlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { freePort } from "../../rig/ports.js";
 import { capabilitiesFor, type PhoneProfile } from "../../rig/profiles.js";
@@ -17,6 +18,7 @@ import type { Rig } from "../../rig/session.js";
 export const ROOT = join(import.meta.dirname, "..", "..");
 /** Loaded into the example's process for the rig (never by the example itself). */
 export const RIG_DEVICE = join(import.meta.dirname, "rig-device.ts");
+const TSX_LOADER = join(ROOT, "node_modules", "tsx", "dist", "loader.mjs");
 
 interface PackageJson {
   version?: string;
@@ -26,37 +28,33 @@ interface PackageJson {
 }
 
 const readJson = async (file: string) => JSON.parse(await readFile(file, "utf8")) as PackageJson;
+const wantedBy = (own: PackageJson) => ({ ...own.dependencies, ...own.devDependencies });
 
 /** What an example's package.json asks for that this repository cannot give it: one line per problem. */
 export async function dependencyProblems(dir: string): Promise<string[]> {
   const root = await readJson(join(ROOT, "package.json"));
-  const own = await readJson(join(dir, "package.json"));
   const have = { ...root.dependencies, ...root.devDependencies };
-  const wanted = { ...own.dependencies, ...own.devDependencies };
-  return Object.entries(wanted).flatMap(([name, range]) => {
+  return Object.entries(wantedBy(await readJson(join(dir, "package.json")))).flatMap(([name, range]) => {
     if (name === "tapshot") return range === `^${root.version}` ? [] : [`tapshot: "${range}", not "^${root.version}"`];
     return have[name] === range ? [] : [`${name}: "${range}", but this repository has "${have[name] ?? "none"}"`];
   });
 }
 
-/** Link `<dir>/node_modules/tapshot` to this repository; returns how to undo it. */
-export async function linkTapshot(dir: string): Promise<() => Promise<void>> {
+/** Copy examples/<name> into `scratch` and install what its package.json lists, by links; returns the copy. */
+export async function installExample(name: string, scratch: string): Promise<string> {
   if (!existsSync(join(ROOT, "dist", "wdio", "index.js"))) {
     throw new Error("The examples run the built package: run `npm run build` first (npm test does).");
   }
+  const dir = join(await mkdtemp(join(scratch, `${name}-`)), name);
+  await cp(join(ROOT, "examples", name), dir, { recursive: true });
   const modules = join(dir, "node_modules");
-  const created = !existsSync(modules);
-  await mkdir(modules, { recursive: true });
-  const link = join(modules, "tapshot");
-  const linked = await lstat(link).then(
-    () => true,
-    () => false,
-  );
-  if (!linked) await symlink(join("..", "..", ".."), link, "dir");
-  return async () => {
-    if (created) await rm(modules, { recursive: true, force: true });
-    else if (!linked) await rm(link, { force: true });
-  };
+  for (const dependency of Object.keys(wantedBy(await readJson(join(dir, "package.json"))))) {
+    const link = join(modules, dependency);
+    await mkdir(dirname(link), { recursive: true });
+    await symlink(dependency === "tapshot" ? ROOT : join(ROOT, "node_modules", dependency), link, "dir");
+  }
+  await symlink(join(ROOT, "node_modules", ".bin"), join(modules, ".bin"), "dir");
+  return dir;
 }
 
 /**
@@ -83,7 +81,7 @@ export async function rigEnvironment(rig: Rig, profile: PhoneProfile, scratch: s
     SHOP_URL: rig.demo.url,
     TAPSHOT_RIG_PROFILE: profile.id,
     // The wdio testrunner and the plain script load the rig's device through a preload (Jest: setupFiles).
-    NODE_OPTIONS: `--import tsx --import ${pathToFileURL(RIG_DEVICE).href}`,
+    NODE_OPTIONS: `--import ${pathToFileURL(TSX_LOADER).href} --import ${pathToFileURL(RIG_DEVICE).href}`,
   };
 }
 

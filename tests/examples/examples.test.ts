@@ -11,7 +11,7 @@ import { iphone15 } from "../../rig/profiles.js";
 import { startRig, type Rig } from "../../rig/session.js";
 import {
   dependencyProblems,
-  linkTapshot,
+  installExample,
   npmRun,
   RIG_DEVICE,
   rigEnvironment,
@@ -21,7 +21,6 @@ import {
 
 let rig: Rig;
 let scratch: string;
-const unlinks: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "tapshot-examples-"));
@@ -32,14 +31,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await rig?.stop();
-  for (const unlink of unlinks) await unlink();
   if (scratch) await rm(scratch, { recursive: true, force: true, maxRetries: 5 });
 }, 60_000);
 
 /** Run an example's script on the rig in mode replay; resolves with its output and the calls it logged. */
-async function runExample(name: string, script: string, args: (env: NodeJS.ProcessEnv) => string[] = () => []) {
-  const dir = join(ROOT, "examples", name);
-  unlinks.push(await linkTapshot(dir));
+async function runExample(name: string, script: string, args: (dir: string) => string[] = () => []) {
+  const dir = await installExample(name, scratch);
   const results = join(scratch, `${name}-results`);
   const env = {
     ...(await rigEnvironment(rig, iphone15, scratch)),
@@ -48,7 +45,7 @@ async function runExample(name: string, script: string, args: (env: NodeJS.Proce
     TAPSHOT_RESULTS_DIR: results,
     TAPSHOT_LOG: "silent",
   };
-  const ran = await npmRun(dir, script, args(env), env);
+  const ran = await npmRun(dir, script, args(dir), env);
   const [runDir] = await readdir(results).catch(() => []);
   const calls = runDir
     ? (await readFile(join(results, runDir, "calls.jsonl"), "utf8"))
@@ -76,9 +73,7 @@ test.each(["jest", "webdriverio"])("examples/%s asks for nothing this repository
 test.each(["jest", "webdriverio"])(
   "examples/%s type-checks as its own project, against the types tapshot ships",
   async (name) => {
-    const dir = join(ROOT, "examples", name);
-    unlinks.push(await linkTapshot(dir));
-    expect(await typeCheck(dir)).toEqual({ code: 0, output: "" });
+    expect(await typeCheck(await installExample(name, scratch))).toEqual({ code: 0, output: "" });
   },
   120_000,
 );
@@ -94,17 +89,16 @@ test("examples/webdriverio: `npm start` checks the cart, taps Checkout and check
 }, 300_000);
 
 test("examples/jest: `npm test` passes both tests, the unnamed baseline named after its test", async () => {
-  const dir = join(ROOT, "examples", "jest");
-  const own = (await import(join(dir, "jest.config.js"))) as { default: Record<string, unknown> };
-  // The example's own Jest config, plus the rig's device as a setup file.
-  const config = {
+  const own = (await import(join(ROOT, "examples", "jest", "jest.config.js"))) as { default: Record<string, unknown> };
+  // The example's own Jest config, plus the rig's device as a setup file (which finds tapshot in the example's modules).
+  const config = (dir: string) => ({
     ...own.default,
     rootDir: dir,
     setupFiles: [RIG_DEVICE],
     moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
     modulePaths: [join(dir, "node_modules")],
-  };
-  const ran = await runExample("jest", "test", () => ["--config", JSON.stringify(config)]);
+  });
+  const ran = await runExample("jest", "test", (dir) => ["--config", JSON.stringify(config(dir))]);
   expect({ code: ran.code, calls: ran.calls, tail: ran.code ? ran.output.slice(-3000) : "" }).toEqual({
     code: 0,
     calls: REPLAYED,

@@ -13,11 +13,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { iphone15 } from "../../rig/profiles.js";
 import { startRig, type Rig } from "../../rig/session.js";
-import { dependencyProblems, linkTapshot, npmRun, rigEnvironment, typeCheck } from "../examples/example-project.js";
+import { dependencyProblems, installExample, npmRun, rigEnvironment, typeCheck } from "../examples/example-project.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const WDIO = join(ROOT, "node_modules", "@wdio", "cli", "bin", "wdio.js");
 const EXAMPLE = join(ROOT, "examples", "wdio-mocha");
+/** The example installed as its own project, outside the repository. */
+let project: string;
 const FAILURES = join(ROOT, "tests", "wdio", "specs", "failures.e2e.ts");
 
 interface AllureStep {
@@ -35,12 +37,11 @@ let dir: string;
 let run: { code: number; output: string };
 let results: AllureResult[];
 let env: NodeJS.ProcessEnv;
-let unlink: (() => Promise<void>) | undefined;
 
 /** The example's `npm test` (`wdio run wdio.conf.ts`) on these specs; resolves with its exit code and output. */
 const example = (env: NodeJS.ProcessEnv, specs: string[]) =>
   npmRun(
-    EXAMPLE,
+    project,
     "test",
     specs.flatMap((s) => ["--spec", s]),
     env,
@@ -69,7 +70,7 @@ const resultNamed = (name: string) => {
 beforeAll(async () => {
   rig = await startRig();
   dir = await mkdtemp(join(tmpdir(), "tapshot-wdio-"));
-  unlink = await linkTapshot(EXAMPLE);
+  project = await installExample("wdio-mocha", dir);
   // The committed demo values, copied: a replay moves their last-use time.
   await cp(join(ROOT, "storage"), join(dir, "storage"), { recursive: true });
   // No model anywhere, and the run's mode left to the service: CI must mean replay.
@@ -82,7 +83,7 @@ beforeAll(async () => {
     ALLURE_RESULTS_DIR: join(dir, "allure"),
     EXAMPLE_TMP_DIR: dir,
   };
-  run = await example(env, [join(EXAMPLE, "specs", "checkout.e2e.ts"), FAILURES]);
+  run = await example(env, [join(project, "specs", "checkout.e2e.ts"), FAILURES]);
   const files = existsSync(join(dir, "allure")) ? await readdir(join(dir, "allure")) : [];
   results = await Promise.all(
     files
@@ -93,13 +94,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await rig?.stop();
-  await unlink?.();
   if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 5 });
 }, 60_000);
 
 test("the example asks for nothing this repository does not have, and type-checks as its own project", async () => {
   expect(await dependencyProblems(EXAMPLE)).toEqual([]);
-  expect(await typeCheck(EXAMPLE)).toEqual({ code: 0, output: "" });
+  expect(await typeCheck(project)).toEqual({ code: 0, output: "" });
 }, 120_000);
 
 test("the run ends with the example passing and the two failure specs failing", () => {
