@@ -4,14 +4,15 @@ const config: Config = {
   testEnvironment: "node",
   extensionsToTreatAsEsm: [".ts"],
   moduleNameMapper: {
-    // Demo, bench, rig and examples import tapshot as users do; in tests that is the entry's source.
+    // Demo, bench and rig import tapshot as users do; in tests that is the entry's source. The examples
+    // are projects of their own, run by tests/examples and tests/wdio through their package.json.
     "^tapshot/(android|ios|runner|providers|adapter|images|wdio|s3)$": "<rootDir>/src/$1/index.ts",
     "^(\\.{1,2}/.*)\\.js$": "$1",
   },
   transform: {
     "^.+\\.ts$": ["ts-jest", { useESM: true, tsconfig: "tsconfig.json", diagnostics: false }],
   },
-  testMatch: ["<rootDir>/tests/**/*.test.ts", "<rootDir>/examples/**/*.test.ts"],
+  testMatch: ["<rootDir>/tests/**/*.test.ts"],
   testTimeout: 60_000,
   reporters: ["default", "<rootDir>/tests/support/summary-reporter.cjs"],
 };

@@ -1,48 +1,29 @@
 /**
- * A WebdriverIO + Mocha run with tapshot's service, on the repository's demo shop: an emulated
- * iPhone 15 in Chromium under Appium (CONTRIBUTING.md, "The test rig"). On a real device, keep the
- * `services` line and put your own Appium capabilities in `capabilities` (then drop `adapter` and
- * `target`: tapshot reads the device, and a farm's device name from the returned capabilities).
+ * A WebdriverIO + Mocha run with tapshot's service. Everything about your device comes from the
+ * environment, so this file runs unchanged on your phone, an emulator or a device farm:
  *
- * Needs an Appium server (`APPIUM_URL`, default http://127.0.0.1:4723) and the demo shop
- * (`SHOP_URL`, e.g. from `npx tsx demo/app/serve.ts 8080`).
+ * - `APPIUM_URL`: your Appium server (default http://127.0.0.1:4723).
+ * - `APPIUM_CAPABILITIES`: the session's capabilities as JSON (default: the Android device adb
+ *   sees, through UiAutomator2). Add `appium:app` or `appium:appPackage` to start your app.
+ * - `START_URL`: for a web app, the page the specs open first (optional).
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { gemini } from "tapshot/providers";
 import { TapshotService } from "tapshot/wdio";
-import { freePort } from "../../rig/ports.js";
-import { capabilitiesFor, iphone15 } from "../../rig/profiles.js";
-import { rigAdapter } from "../../rig/rig-adapter.js";
 
-const appium = new URL(process.env.APPIUM_URL ?? "http://127.0.0.1:4723");
-const scratch = process.env.EXAMPLE_TMP_DIR ?? tmpdir();
+const appium = new URL(process.env.APPIUM_URL || "http://127.0.0.1:4723");
+const capabilities = JSON.parse(
+  process.env.APPIUM_CAPABILITIES || '{ "platformName": "Android", "appium:automationName": "UiAutomator2" }',
+) as WebdriverIO.Capabilities;
 
 export const config: WebdriverIO.Config = {
   runner: "local",
+  protocol: appium.protocol === "https:" ? "https" : "http",
   hostname: appium.hostname,
-  port: Number(appium.port),
-  path: "/",
+  port: Number(appium.port || (appium.protocol === "https:" ? 443 : 80)),
+  path: appium.pathname,
   specs: ["./specs/**/*.e2e.ts"],
   maxInstances: 1,
-  capabilities: [
-    capabilitiesFor(iphone15, {
-      chromedriverPort: await freePort(),
-      userDataDir: mkdtempSync(join(scratch, "tapshot-example-chromium-")),
-    }),
-  ],
-  // Each worker's session gets its own chromedriver port and browser profile (the rig's rule).
-  async beforeSession(_config, capabilities) {
-    Object.assign(
-      capabilities,
-      capabilitiesFor(iphone15, {
-        chromedriverPort: await freePort(),
-        userDataDir: mkdtempSync(join(scratch, "tapshot-example-chromium-")),
-      }),
-    );
-  },
-  baseUrl: process.env.SHOP_URL ?? "http://127.0.0.1:8080",
+  capabilities: [capabilities],
   framework: "mocha",
   mochaOpts: { timeout: 120_000 },
   reporters: [
@@ -50,16 +31,17 @@ export const config: WebdriverIO.Config = {
     [
       "allure",
       {
-        outputDir: process.env.ALLURE_RESULTS_DIR ?? "allure-results",
+        outputDir: process.env.ALLURE_RESULTS_DIR || "allure-results",
         // tapshot attaches the images that matter (expected, actual, diff) itself.
         disableWebdriverStepsReporting: true,
         disableWebdriverScreenshotsReporting: true,
       },
     ],
   ],
-  // gemini() reads GEMINI_API_KEY at its first model request: with CI set (mode replay) no key is needed.
-  services: [[TapshotService, { channel: gemini(), adapter: rigAdapter(iphone15), target: iphone15.target }]],
+  // gemini() reads GEMINI_API_KEY at its first model request. With CI set the service replays what
+  // storage/_ai_/ holds and asks no model, so CI needs no key.
+  services: [[TapshotService, { channel: gemini() }]],
   logLevel: "warn",
   connectionRetryCount: 0,
-  connectionRetryTimeout: 90_000,
+  connectionRetryTimeout: 120_000,
 };

@@ -1,4 +1,4 @@
-/**
+/*
  * `tapshot/android`: `tap` and `expect` for UiAutomator2 / Espresso sessions. Import as a namespace:
  *
  * ```ts

@@ -1,4 +1,4 @@
-/** Taps and swipes as W3C touch actions, in the driver's tap units. */
+/* Taps and swipes as W3C touch actions, in the driver's tap units. */
 import type { Point, Rect } from "../core/ground/geometry.js";
 import { DeviceError } from "../core/ground/errors.js";
 import { reason } from "./readings.js";

@@ -1,4 +1,4 @@
-/** A DeviceAdapter over Appium sessions of one platform, from a platform's `describe`. */
+/* A DeviceAdapter over Appium sessions of one platform, from a platform's `describe`. */
 import type { AdapterNote, DescribedDevice, DeviceAdapter, DeviceSession } from "../core/device/description.js";
 import { DeviceError } from "../core/ground/errors.js";
 import { contains, type Point, type Rect } from "../core/ground/geometry.js";

@@ -1,4 +1,4 @@
-/**
+/*
  * Reading values off an Appium session: capabilities, numbers and sizes in the forms drivers
  * send them, sources tried in order with notes, PNG screenshots and their size.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * The slice of a WebdriverIO session the Appium adapters use, and the checks that a driver is
  * such a session, of the right platform, in the native context.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * `tapshot/ios`: `tap` and `expect` for XCUITest sessions. Import as a namespace:
  *
  * ```ts

@@ -1,4 +1,4 @@
-/** `azureOpenai()`: a channel to an Azure OpenAI deployment through the SDK's `AzureOpenAI` client. */
+/* `azureOpenai()`: a channel to an Azure OpenAI deployment through the SDK's `AzureOpenAI` client. */
 import type { AiChannel } from "../core/model/contract.js";
 import { missingSettingChannel } from "./missing-setting.js";
 import { chatCompletionsChannel, loadOpenAi, type ChatCompletionsOptions } from "./chat-completions.js";

@@ -1,4 +1,4 @@
-/**
+/*
  * How OpenAI-style models write box coordinates, per model family, and what tapshot sends so
  * that it reads them right. docs/providers.md lists the families.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * A channel from environment variables, for runs without `configureAi`. The platform
  * entries register {@link envDefaultChannel}. Errors name the variable to set and never
  * print a value.

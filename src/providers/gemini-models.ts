@@ -1,4 +1,4 @@
-/**
+/*
  * What each Gemini model family accepts, read from the model name: the bare id
  * (`gemini-3.8-flash`), a Gemini API resource name (`models/gemini-2.5-flash`), a Vertex AI
  * resource path (`projects/p/locations/l/publishers/google/models/gemini-2.5-pro`) or an alias

@@ -1,4 +1,4 @@
-/**
+/*
  * `openai()`: a channel to OpenAI, or through `baseURL` to any OpenAI-compatible server
  * (vLLM, Ollama, LM Studio) serving a vision model.
  */

@@ -1,4 +1,4 @@
-/** Options every provider in `tapshot/providers` accepts. */
+/* Options every provider in `tapshot/providers` accepts. */
 
 /** How screenshots are downscaled and encoded before they are sent to the model. */
 export interface ImageOptions {

@@ -1,4 +1,4 @@
-/**
+/*
  * `tapshot/runner`: how a test runner or device farm plugs into tapshot: the model
  * request channel, storage, the run's target device, logging and artifacts.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * Failure images and heals in `@wdio/allure-reporter`, when it is installed and used: each artifact
  * (expected, actual, diff, composite) becomes an attachment of the running test, and each heal a
  * step with Allure's `broken` status, its warning colour, so it is reviewed rather than hidden.

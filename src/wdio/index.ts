@@ -21,7 +21,7 @@ registerDefaultChannel(envDefaultChannel());
 
 export { TapshotService, type TapshotServiceOptions } from "./service.js";
 export { addAiCommands, type AiCommandOptions, type CommandResult } from "./commands.js";
-export type { AdapterChoice } from "./platform-api.js";
+export { setDefaultAdapter, type AdapterChoice } from "./platform-api.js";
 export { targetFromCapabilities } from "./capabilities.js";
 export { allureArtifactReporter, loadAllure, usesAllure, type AllureApi } from "./allure.js";
 export {

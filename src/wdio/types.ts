@@ -1,4 +1,4 @@
-/**
+/*
  * The types the `tapshot/wdio` entry adds to WebdriverIO, expect-webdriverio and Jest
  * (the usual `declare global` augmentations), so `browser.aiTap` and
  * `expect(browser).toMatchAiScreenshot` type-check in test files.

@@ -4,6 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import ts from "typescript";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const DIRS = ["src", "tests", "rig", "demo", "bench", "scripts", "examples"];
@@ -100,3 +101,76 @@ const built = existsSync(join(ROOT, "dist", "runner", "index.d.ts"));
     expect(found).toEqual([]);
   },
 );
+
+/**
+ * Doc blocks of a declaration file that document nothing: followed by another doc block, a closing
+ * brace, an import or a re-export list, or the end of the file. A source file's header written as
+ * a doc block ends up so once the bundler drops its imports; headers open with a plain comment.
+ */
+export function danglingDocBlocks(text: string): { line: number; text: string }[] {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, text);
+  const found: { line: number; text: string }[] = [];
+  let open: { pos: number; text: string } | undefined;
+  for (let kind = scanner.scan(); ; kind = scanner.scan()) {
+    if (kind === ts.SyntaxKind.WhitespaceTrivia || kind === ts.SyntaxKind.NewLineTrivia) continue;
+    if (kind === ts.SyntaxKind.SingleLineCommentTrivia) continue;
+    const isDoc = kind === ts.SyntaxKind.MultiLineCommentTrivia && scanner.getTokenText().startsWith("/**");
+    let attachedToNothing =
+      isDoc ||
+      kind === ts.SyntaxKind.EndOfFileToken ||
+      kind === ts.SyntaxKind.CloseBraceToken ||
+      kind === ts.SyntaxKind.ImportKeyword;
+    if (open && kind === ts.SyntaxKind.ExportKeyword) {
+      const after = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, text);
+      after.resetTokenState(scanner.getTokenEnd());
+      const next = after.scan();
+      attachedToNothing = next === ts.SyntaxKind.OpenBraceToken || next === ts.SyntaxKind.AsteriskToken;
+    }
+    if (open && attachedToNothing) {
+      found.push({
+        line: text.slice(0, open.pos).split("\n").length,
+        text: open.text.replace(/\s*\n\s*\*?/g, " ").slice(0, 100),
+      });
+    }
+    open = isDoc ? { pos: scanner.getTokenStart(), text: scanner.getTokenText() } : undefined;
+    if (kind === ts.SyntaxKind.EndOfFileToken) return found;
+  }
+}
+
+test("the dangling doc block scanner finds blocks attached to nothing, and only those", () => {
+  const code = [
+    "import { x } from './x.js';",
+    "/** a file header */",
+    "/** Documents A. */",
+    "interface A {",
+    "  /** Documents a. */",
+    "  a: string;",
+    "  /** trailing, documents nothing */",
+    "}",
+    "// a line comment",
+    "/** Documents B, past a line comment. */",
+    "// between",
+    "declare const B: 1;",
+    "/** before a re-export list */",
+    "export { A, B };",
+    "/** Documents C. */",
+    "export declare const C = '/** not a comment */';",
+    "/** at the end */",
+  ].join("\n");
+  expect(danglingDocBlocks(code).map((d) => d.text)).toEqual([
+    "/** a file header */",
+    "/** trailing, documents nothing */",
+    "/** before a re-export list */",
+    "/** at the end */",
+  ]);
+});
+
+(built ? test : test.skip)("the shipped declarations have no doc block attached to nothing", () => {
+  const declarations = readdirSync(join(ROOT, "dist"), { recursive: true, encoding: "utf8" }).filter((f) =>
+    /\.d\.c?ts$/.test(f),
+  );
+  const found = declarations.flatMap((file) =>
+    danglingDocBlocks(readFileSync(join(ROOT, "dist", file), "utf8")).map((d) => `dist/${file}:${d.line} ${d.text}`),
+  );
+  expect(found).toEqual([]);
+});

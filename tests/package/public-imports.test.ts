@@ -63,6 +63,25 @@ test("demo/, bench/, rig/ and examples/ import tapshot only through its public e
   expect(offenders(["demo", "bench", "rig", "examples"], intoSrc)).toEqual([]);
 });
 
+test("each example is a project of its own: it imports nothing outside its folder and only packages its package.json lists", () => {
+  const found = readdirSync(join(ROOT, "examples")).flatMap((name) => {
+    const dir = join(ROOT, "examples", name);
+    const own = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
+    const listed = Object.keys({ ...own.dependencies, ...own.devDependencies });
+    const outside = (spec: string) => {
+      if (spec.startsWith(".")) return relative(dir, join(dir, spec)).startsWith("..");
+      if (spec.startsWith("node:")) return false;
+      const pkg = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]!;
+      return !listed.includes(pkg);
+    };
+    return offenders([join("examples", name)], outside);
+  });
+  expect(found).toEqual([]);
+});
+
 test("the demo, the benchmarks and the rig import no test code", () => {
   expect(offenders(["demo", "bench", "rig"], (spec) => /(^|\/)tests\//.test(spec))).toEqual([]);
 });

@@ -8,7 +8,9 @@ import {
   allureArtifactReporter,
   ScreenshotMismatchError,
   ConfigError,
+  DeviceError,
   InputError,
+  setDefaultAdapter,
   targetFromCapabilities,
   TapshotService,
   usesAllure,
@@ -17,6 +19,9 @@ import {
 import { defaultBaselineName, setRunningTest } from "../../src/matchers/test-title.js";
 import { serviceMode } from "../../src/wdio/ci.js";
 import { reportHeal } from "../../src/wdio/allure.js";
+import { adapterFor } from "../../src/wdio/platform-api.js";
+import { androidAdapter } from "../../src/android/adapter.js";
+import type { DeviceAdapter } from "tapshot/adapter";
 
 describe("targetFromCapabilities", () => {
   test("a farm's device name becomes the model when the device names none in its capabilities", () => {
@@ -81,6 +86,33 @@ describe("TapshotService options", () => {
     expect(usesAllure(["spec", ["allure", { outputDir: "x" }]])).toBe(true);
     expect(usesAllure(["dot"])).toBe(false);
     expect(usesAllure(undefined)).toBe(false);
+  });
+});
+
+describe("which adapter a session gets", () => {
+  const session = (platformName: string) => ({ capabilities: { platformName } }) as unknown as WebdriverIO.Browser;
+  const custom: DeviceAdapter = { platform: "ios", open: () => ({}) as never };
+  afterEach(() => setDefaultAdapter(undefined));
+
+  test("the one passed, else the default set, else Android or iOS by platformName", () => {
+    expect(adapterFor(session("Android"), undefined)).toBe(androidAdapter);
+    expect(() => adapterFor(session("linux"), undefined)).toThrow(DeviceError);
+    expect(() => adapterFor(session("linux"), undefined)).toThrow(/or setDefaultAdapter\(adapter\)/);
+    setDefaultAdapter(custom);
+    expect(adapterFor(session("linux"), undefined)).toBe(custom);
+    expect(adapterFor(session("Android"), undefined)).toBe(custom);
+    expect(adapterFor(session("linux"), androidAdapter)).toBe(androidAdapter);
+    setDefaultAdapter(() => androidAdapter);
+    expect(adapterFor(session("linux"), undefined)).toBe(androidAdapter);
+    setDefaultAdapter(undefined);
+    expect(() => adapterFor(session("linux"), undefined)).toThrow(DeviceError);
+  });
+
+  test("anything else is a ConfigError saying what it takes", () => {
+    expect(() => setDefaultAdapter({ platform: "ios" } as never)).toThrow(ConfigError);
+    expect(() => setDefaultAdapter(42 as never)).toThrow(
+      /^setDefaultAdapter needs a DeviceAdapter \(an object with open\(driver\), see tapshot\/adapter\), a function returning one per session, or undefined; got number\.$/,
+    );
   });
 });
 

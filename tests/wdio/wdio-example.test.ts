@@ -1,7 +1,8 @@
 /**
- * The WebdriverIO + Mocha example (examples/wdio-mocha) run by the real `wdio` testrunner, with
- * tapshot's service, against the rig's Appium server and demo shop, with `CI` set and no model:
- * the service must put the run in mode "replay" (the committed demo values are replayed), add
+ * The WebdriverIO + Mocha example (examples/wdio-mocha) run as its users run it, `npm test` through
+ * its own package.json (the real `wdio` testrunner), against the rig's Appium server and emulated
+ * iPhone 15 given through the environment its README documents, with `CI` set and no model: the
+ * service must put the run in mode "replay" (the committed demo values are replayed), add
  * `browser.aiTap` and the matcher, name an unnamed baseline after its test, and attach a failure's
  * images to the Allure results. tests/wdio/specs/failures.e2e.ts adds the failures to report.
  */
@@ -10,10 +11,16 @@ import { cp, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { iphone15 } from "../../rig/profiles.js";
 import { startRig, type Rig } from "../../rig/session.js";
+import { dependencyProblems, installExample, npmRun, rigEnvironment, typeCheck } from "../examples/example-project.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const WDIO = join(ROOT, "node_modules", "@wdio", "cli", "bin", "wdio.js");
+const EXAMPLE = join(ROOT, "examples", "wdio-mocha");
+/** The example installed as its own project, outside the repository. */
+let project: string;
+const FAILURES = join(ROOT, "tests", "wdio", "specs", "failures.e2e.ts");
 
 interface AllureStep {
   name: string;
@@ -31,7 +38,16 @@ let run: { code: number; output: string };
 let results: AllureResult[];
 let env: NodeJS.ProcessEnv;
 
-/** Run `wdio run` with the example's config; resolves with its exit code and output (never rejects). */
+/** The example's `npm test` (`wdio run wdio.conf.ts`) on these specs; resolves with its exit code and output. */
+const example = (env: NodeJS.ProcessEnv, specs: string[]) =>
+  npmRun(
+    project,
+    "test",
+    specs.flatMap((s) => ["--spec", s]),
+    env,
+  );
+
+/** Run `wdio run` with a config of this repository; resolves with its exit code and output (never rejects). */
 function wdio(conf: string, env: NodeJS.ProcessEnv, specs: string[] = []): Promise<{ code: number; output: string }> {
   const args = [WDIO, "run", conf, ...specs.flatMap((s) => ["--spec", s])];
   return new Promise((resolve) => {
@@ -54,27 +70,20 @@ const resultNamed = (name: string) => {
 beforeAll(async () => {
   rig = await startRig();
   dir = await mkdtemp(join(tmpdir(), "tapshot-wdio-"));
+  project = await installExample("wdio-mocha", dir);
   // The committed demo values, copied: a replay moves their last-use time.
   await cp(join(ROOT, "storage"), join(dir, "storage"), { recursive: true });
-  env = { ...process.env };
   // No model anywhere, and the run's mode left to the service: CI must mean replay.
-  for (const name of Object.keys(env)) {
-    if (/^(TAPSHOT_|GEMINI_|GOOGLE_|OPENAI_|AZURE_OPENAI_)/.test(name) || name === "NODE_OPTIONS") delete env[name];
-  }
-  Object.assign(env, {
+  env = {
+    ...(await rigEnvironment(rig, iphone15, dir)),
     CI: "true",
-    APPIUM_URL: rig.appium.url,
-    SHOP_URL: rig.demo.url,
     TAPSHOT_STORAGE_DIR: join(dir, "storage"),
     TAPSHOT_RESULTS_DIR: join(dir, "results"),
     TAPSHOT_LOG: "json",
     ALLURE_RESULTS_DIR: join(dir, "allure"),
     EXAMPLE_TMP_DIR: dir,
-  });
-  run = await wdio("examples/wdio-mocha/wdio.conf.ts", env, [
-    "examples/wdio-mocha/specs/checkout.e2e.ts",
-    "tests/wdio/specs/failures.e2e.ts",
-  ]);
+  };
+  run = await example(env, [join(project, "specs", "checkout.e2e.ts"), FAILURES]);
   const files = existsSync(join(dir, "allure")) ? await readdir(join(dir, "allure")) : [];
   results = await Promise.all(
     files
@@ -87,6 +96,11 @@ afterAll(async () => {
   await rig?.stop();
   if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 5 });
 }, 60_000);
+
+test("the example asks for nothing this repository does not have, and type-checks as its own project", async () => {
+  expect(await dependencyProblems(EXAMPLE)).toEqual([]);
+  expect(await typeCheck(project)).toEqual({ code: 0, output: "" });
+}, 120_000);
 
 test("the run ends with the example passing and the two failure specs failing", () => {
   expect({ code: run.code, names: results.map((r) => `${r.name}: ${r.status}`).sort() }).toEqual({
@@ -154,15 +168,14 @@ describe("the config's gemini() without a key", () => {
 
   beforeAll(async () => {
     // The same config, in mode auto: the spec with nothing stored asks the model, and gemini() says what to set.
-    auto = await wdio(
-      "examples/wdio-mocha/wdio.conf.ts",
+    auto = await example(
       {
         ...env,
         TAPSHOT_MODE: "auto",
         TAPSHOT_RESULTS_DIR: join(dir, "auto-results"),
         ALLURE_RESULTS_DIR: join(dir, "auto-allure"),
       },
-      ["tests/wdio/specs/failures.e2e.ts"],
+      [FAILURES],
     );
   }, 300_000);
 
@@ -179,7 +192,9 @@ describe("multiremote", () => {
   let multi: { code: number; output: string };
 
   beforeAll(async () => {
-    multi = await wdio("tests/wdio/multiremote.conf.ts", { ...env, TAPSHOT_RESULTS_DIR: join(dir, "multi-results") });
+    // The rig's own config: no example, so no preload of the example's device.
+    const { NODE_OPTIONS: _preload, ...own } = env;
+    multi = await wdio("tests/wdio/multiremote.conf.ts", { ...own, TAPSHOT_RESULTS_DIR: join(dir, "multi-results") });
   }, 300_000);
 
   test("each instance is its own device: the iPhone 15 replays, the SE has nothing stored (its spec asserts both)", async () => {

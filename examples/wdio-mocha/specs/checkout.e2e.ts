@@ -1,10 +1,11 @@
 import { browser, expect } from "@wdio/globals";
 
-// The shop's varying content (balance, dates, clock) pinned, and the iPhone's system bars drawn.
-const SHOP = "variant=default&seed=1&bars=47,34&platform=ios";
+// A web app starts each test from its start page; a native app starts from its capabilities.
+beforeEach(async () => {
+  if (process.env.START_URL) await browser.url(process.env.START_URL);
+});
 
 it("cart", async () => {
-  await browser.url(`/cart?${SHOP}`);
   // No name given: the baseline is named after the test, "cart".
   await expect(browser).toMatchAiScreenshot('the cart with 2 items, a "Total" and a "Checkout" button');
 });

@@ -1,4 +1,4 @@
-/**
+/*
  * The device seam (docs/design.md section 2): what the engine knows about the phone under
  * test, and the three things it asks of one device session.
  */

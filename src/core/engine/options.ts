@@ -1,4 +1,4 @@
-/** Options and results of the public calls, and the checks every call runs on its input first. */
+/* Options and results of the public calls, and the checks every call runs on its input first. */
 import type { Box } from "../model/contract.js";
 import type { Point } from "../device/description.js";
 import { checkBoolean, checkKnownOptions } from "../ground/checks.js";

@@ -1,4 +1,4 @@
-/**
+/*
  * Error classes that tapshot throws. Catch {@link TapshotError} for all of them,
  * or a subclass by its `code` for one kind of failure.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * The geometry every layer shares. Unless a name says otherwise, values are in screenshot
  * pixels; adapters convert to their tap units (points on iOS, CSS pixels on the rig).
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * The AI contract: the four request kinds tapshot sends to a model channel, and
  * the answers it accepts. Every answer is validated here; a malformed one is an
  * {@link AiAnswerError} that names the kind and the zod issue, never a guess.

@@ -1,4 +1,4 @@
-/**
+/*
  * Finding a stored crop elsewhere on a screenshot (docs/heal.md): coarse-to-fine template
  * search on grey images, then the crop's own verdict (pixelmatch metric, as `compare` counts it)
  * at full scale for every candidate, so "found" means what an in-place match means.

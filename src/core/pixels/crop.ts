@@ -1,4 +1,4 @@
-/**
+/*
  * What every crop search shares: how a crop is judged, and cutting a rectangle out of a
  * decoded image.
  */

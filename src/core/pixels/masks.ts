@@ -1,4 +1,4 @@
-/**
+/*
  * Regions a screenshot comparison ignores, and pixel checks that honour them:
  * system bars from the device description, boxes the model marked as varying,
  * the caller's own masks. All in screenshot pixels.

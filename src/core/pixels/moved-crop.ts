@@ -1,4 +1,4 @@
-/**
+/*
  * The cheap rungs of a tap's heal ladder that look at pixels only (docs/heal.md): the stored
  * crop a few pixels off its place, and the stored crop anywhere outside the system bars.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * The storage seam. Keys are `/`-separated paths relative to `<storageDir>/_ai_/`,
  * e.g. `taps/android/google-pixel-7_14/the-checkout-button-1a2b3c4d5e.json`.
  * The filesystem implementation is {@link FileStore}; an object-storage backend for

@@ -3,13 +3,13 @@ import { browser, expect } from "@wdio/globals";
 
 it("regression cart", async () => {
   // The regression variant has no Checkout button: the stored "cart" baseline no longer matches.
-  await browser.url("/cart?variant=regression&seed=1&bars=47,34&platform=ios");
+  await browser.url(`${process.env.SHOP_URL}/cart?variant=regression&seed=1&bars=47,34&platform=ios`);
   await expect(browser).toMatchAiScreenshot("cart", 'the cart with 2 items, a "Total" and a "Checkout" button', {
     timeout: 3_000,
   });
 });
 
 it("never stored", async () => {
-  await browser.url("/cart?variant=default&seed=1&bars=47,34&platform=ios");
+  await browser.url(`${process.env.SHOP_URL}/cart?variant=default&seed=1&bars=47,34&platform=ios`);
   await expect(browser).toMatchAiScreenshot("never-stored", "the cart");
 });

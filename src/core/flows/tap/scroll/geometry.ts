@@ -1,4 +1,4 @@
-/**
+/*
  * Where a scroll tap swipes (docs/api.md "Scrolling to find"): one fixed swipe per direction,
  * computed from the described device, in screenshot pixels, so a replay swipes exactly what
  * was learned.

@@ -1,4 +1,4 @@
-/** tap's `scroll` option (docs/api.md "Scrolling to find"): what the caller may pass, and its checks. */
+/* tap's `scroll` option (docs/api.md "Scrolling to find"): what the caller may pass, and its checks. */
 import type { Box } from "../../../model/contract.js";
 import { InputError } from "../../../ground/errors.js";
 import type { ScrollDirection } from "./geometry.js";
