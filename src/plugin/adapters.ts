@@ -1,4 +1,4 @@
-/**
+/*
  * Which device adapter drives a session, by its `automationName`: the Android adapter
  * (src/android) for UiAutomator2 and Espresso, the iOS adapter (src/ios) for XCUITest, the
  * Chromium adapter for mobile web in Chromium. Each is bound once, so the engine keeps one

@@ -1,4 +1,4 @@
-/**
+/*
  * A device adapter for Appium Chromium sessions (mobile web in Chromium's device emulation, the
  * repository's rig): screenshots in device pixels, taps as W3C touch actions in CSS pixels, the
  * scale read from the screenshot against the page's viewport width (docs/devices.md).

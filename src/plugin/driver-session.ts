@@ -1,4 +1,4 @@
-/**
+/*
  * The session's own Appium driver object, seen as the slice of a session the Appium adapters use
  * (`AppiumSession` of the Appium adapter kit). Every command goes to the driver object directly,
  * never through Appium's HTTP routes: the session's command queue is where the client's

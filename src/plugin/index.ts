@@ -1,4 +1,4 @@
-/**
+/*
  * `tapshot/plugin`: the Appium 3 server plugin (docs/plugin.md). Appium loads this module as the
  * package's `main` and constructs {@link TapshotPlugin} (package.json's `appium.mainClass`).
  *

@@ -1,4 +1,4 @@
-/**
+/*
  * The Appium 3 server plugin `tapshot`: the execute methods `tapshot: tap` and
  * `tapshot: matchScreenshot` for every W3C client (docs/plugin.md).
  *

@@ -1,4 +1,4 @@
-/**
+/*
  * The plugin's configuration: the server's plugin arguments (`--plugin-tapshot-<name>` or the
  * Appium config file's `server.plugin.tapshot`, validated by Appium against the schema in
  * package.json's `appium.schema`), over the `TAPSHOT_*` environment, over tapshot's defaults;

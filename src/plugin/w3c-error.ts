@@ -1,4 +1,4 @@
-/**
+/*
  * tapshot's errors as W3C WebDriver errors, so every client shows tapshot's message as is.
  *
  * Appium turns a thrown error into the W3C response `{ value: { error, message, stacktrace } }`
