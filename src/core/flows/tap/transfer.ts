@@ -3,6 +3,7 @@
  * devices of the platform, tapped from their records without a model when the evidence is
  * unambiguous (src/core/flows/tap/transfer-evidence.ts), and stored like a learn, pending review.
  */
+import { deviceDistance } from "../../device/description.js";
 import { elementAt } from "../../device/page-source.js";
 import { cropPng, toRect, type RawImage } from "../../pixels/images.js";
 import type { Call } from "../../run/call.js";
@@ -47,13 +48,7 @@ export async function transferSources(call: Call, key: string): Promise<Transfer
       call.note(`transfer: ${sourceKey}.json not used: ${(error as Error).message.split("\n")[0]}`);
     }
   }
-  const distance = (r: TapRecord) => {
-    const density = Math.abs(Math.log(call.device.scale / r.device.scale));
-    const shape = Math.abs(
-      Math.log(call.device.screen.height / call.device.screen.width / (r.device.screen.height / r.device.screen.width)),
-    );
-    return density + shape;
-  };
+  const distance = (r: TapRecord) => deviceDistance(call.device, r.device);
   return sources.sort((a, b) => distance(a.record) - distance(b.record)).slice(0, MAX_SOURCES);
 }
 
