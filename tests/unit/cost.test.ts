@@ -11,6 +11,9 @@ import { RUN_ID } from "../../src/core/ground/artifacts.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
 import { runReport } from "../../src/cli/report/index.js";
 import { md } from "../../src/cli/report/markdown.js";
+import { costRows, runTotals } from "../../src/cli/report/totals.js";
+import type { RunEntry } from "../../src/cli/runs.js";
+import { TRANSFER_MODEL } from "../../src/core/flows/tap/transfer.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { checkoutScene, FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
@@ -139,4 +142,27 @@ test("without a price the report says which models had none, and puts no cost on
 test("prices must be numbers per million tokens for input and output", () => {
   expect(() => configureAi({ prices: { "gemini-2.5-flash": { input: 0.3 } as never } })).toThrow(/prices/);
   expect(() => configureAi({ prices: { "gemini-2.5-flash": { input: -1, output: 1 } } })).toThrow(/prices/);
+});
+
+test("totals count values used without a model: replays, matches, local heals and transfers", () => {
+  const at = new Date().toISOString();
+  const entry = (outcome: RunEntry["outcome"], aiCalls: number, models: string[] = []): RunEntry => ({
+    api: "tap",
+    prompt: "p",
+    device: "d",
+    outcome,
+    aiCalls,
+    models,
+    at,
+  });
+  const totals = runTotals([
+    entry("replayed", 0),
+    { ...entry("matched", 0), api: "toMatchScreenshot" },
+    entry("healed", 0),
+    entry("healed", 1, ["gemini-2.5-flash"]),
+    entry("learned", 0, [TRANSFER_MODEL]),
+    entry("learned", 1, ["gemini-2.5-flash"]),
+  ]);
+  expect(totals).toMatchObject({ replayed: 2, healedLocally: 1, transferred: 1, savedAtLeast: 2, unrecorded: 2 });
+  expect(costRows(totals).find((r) => r.id === "unrecorded")!.value).toMatch(/^2 \(recorded by an older tapshot/);
 });
