@@ -88,6 +88,8 @@ test.each([
     expect((await phone.taps()).map((t) => t.testid)).toEqual(["checkout-button"]);
     expect(logs.at(-1)).toMatchObject({ models: [TRANSFER_MODEL] });
     expect(logs.at(-1)!.detail).toMatch(/transferred from taps\/.*\.json/);
+    // Both kinds of evidence agreed: the element in the page source, the scaled crop found once inside it.
+    expect(logs.at(-1)!.detail).toMatch(/the element was found once by .*; the crop was found once at/);
   },
   240_000,
 );

@@ -19,8 +19,11 @@ export interface TransferSource {
   image: Buffer;
 }
 
-/** How the scaled crop is judged: looser than a replay's verdict, for the resampling. */
-export const TRANSFER_VERDICT = { threshold: 0.2, maxDiffRatio: 0.05 };
+/**
+ * How the scaled crop is judged: a replay's per-pixel threshold (a looser one let a header bar of
+ * a similar colour match the rig's Checkout button), but up to 5% of its pixels, for the resampling.
+ */
+export const TRANSFER_VERDICT = { threshold: 0.1, maxDiffRatio: 0.05 };
 /** Scales tried around the density ratio (layouts round sizes to whole pixels or units). */
 export const SCALE_STEPS = [1, 0.96, 1.04];
 /** The searched part of the element is at most this many times its height wide (elements stretch). */

@@ -28,7 +28,7 @@ export interface TransferAttempt {
 
 /**
  * The tap's records on other devices of the platform (the key's file name under another device
- * slug) that are readable, the closest in pixel density and screen shape first.
+ * slug) that are readable and of this orientation, the closest in pixel density and screen shape first.
  */
 export async function transferSources(call: Call, key: string): Promise<TransferSource[]> {
   const [, platform, , file] = key.split("/");
@@ -41,7 +41,8 @@ export async function transferSources(call: Call, key: string): Promise<Transfer
   for (const sourceKey of keys) {
     try {
       const stored = await readRecord(call.config.store, sourceKey, TapRecordSchema);
-      if (stored && !stored.record.scroll) {
+      // A scroll tap's swipes and a layout of the other orientation do not carry over.
+      if (stored && !stored.record.scroll && stored.record.device.orientation === call.device.orientation) {
         sources.push({ key: sourceKey, ...stored });
       }
     } catch (error) {
