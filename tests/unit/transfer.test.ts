@@ -213,6 +213,18 @@ test("a restyled element (same attributes and place, other pixels) is never tapp
   expect((await storedFor("target-phone"))!.model).toBe(SCRIPTED_MODEL);
 });
 
+test("a covered screen (a dialog over the element, still in the page source) is never tapped on cheap evidence", async () => {
+  const api = await learnOnSource("android");
+  const dialog: FakeElement = { id: "dialog", x: 0, y: 300, width: 360, height: 340, fill: "#111827", mark: "#f9fafb" };
+  current = phone("android", "Target Phone", 2, cart("android", { extra: [dialog] }));
+  await api.tap(fakeDriver(current), PROMPT);
+  expect(channel.count("locate")).toBe(2);
+  expect(channel.requests.at(-1)).toMatchObject({
+    evidence: expect.stringMatching(/found once by resource-id.*matched nowhere \(restyled or covered\)/),
+  });
+  expect((await storedFor("target-phone"))!.model).toBe(SCRIPTED_MODEL);
+});
+
 test("a missing element is never tapped on cheap evidence", async () => {
   const api = await learnOnSource("android");
   const scene = cart("android");
@@ -284,4 +296,16 @@ test("mode replay writes nothing, and says a transfer would have been possible",
   expect(current.taps).toEqual([]);
   expect(channel.count()).toBe(0);
   expect(await storedFor("target-phone")).toBeUndefined();
+});
+
+test("mode replay says why a transfer was not possible when the evidence is not enough", async () => {
+  const api = await learnOnSource("android");
+  setup("replay");
+  current = phone("android", "Target Phone", 2, cart("android", { fill: "#dc2626" }));
+  const error = await api.tap(fakeDriver(current), PROMPT).catch((e: unknown) => e);
+  expect((error as Error).message).toMatch(
+    /The tap is stored on other devices, but a transfer was not possible here: From the tap stored on Source Phone .*matched nowhere/,
+  );
+  expect(current.taps).toEqual([]);
+  expect(channel.count()).toBe(0);
 });
