@@ -18,5 +18,6 @@ export {
   TimeoutError,
   AbortedError,
   DeviceError,
+  BudgetError,
   type TapshotErrorCode,
 } from "./core/ground/errors.js";

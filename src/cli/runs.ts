@@ -16,6 +16,21 @@ export const RunEntrySchema = z.looseObject({
   aiCalls: z.number().optional(),
   models: z.array(z.string()).optional(),
   durationMs: z.number().optional(),
+  /** Each model request of the call and what it cost (SDK versions before this field record none). */
+  modelCalls: z
+    .array(
+      z.looseObject({
+        kind: z.string(),
+        model: z.string(),
+        inputTokens: z.number().optional(),
+        outputTokens: z.number().optional(),
+        imageBytes: z.number().optional(),
+        ms: z.number().optional(),
+        cost: z.number().optional(),
+        failed: z.literal(true).optional(),
+      }),
+    )
+    .optional(),
   detail: z.string().optional(),
   artifacts: z.array(z.string()).optional(),
   /** The store key (without extension) the call used, when the SDK records it. */

@@ -6,7 +6,7 @@
  */
 import { describeZodError } from "../core/ground/zod-errors.js";
 import { z } from "zod";
-import { fileReporter } from "../core/ground/artifacts.js";
+import { fileReporter, RUN_ID } from "../core/ground/artifacts.js";
 import { checkConfig, resolveResultsDir, type AiConfig, type Mode } from "../core/config/config.js";
 import { TargetSchema, type DeviceAdapter, type Target } from "../core/device/description.js";
 import { ConfigError } from "../core/ground/errors.js";
@@ -96,6 +96,9 @@ export class TapshotService {
     checkConfig(this.aiConfig(), "TapshotService", ["target", "adapter", "allure"]);
     this.allureWanted =
       this.serviceOptions.allure ?? usesAllure((config as { reporters?: unknown } | undefined)?.reporters);
+    // In the launcher (no WDIO_WORKER_ID): the workers it forks inherit one run id, so they write one
+    // run folder and share one maxAiCalls budget (src/core/run/budget.ts).
+    if (!process.env.WDIO_WORKER_ID && !process.env.TAPSHOT_RUN_ID) process.env.TAPSHOT_RUN_ID = RUN_ID;
   }
 
   /** The `configureAi` options of this worker. */

@@ -76,3 +76,13 @@ maybe("helpers users do not need are not exported by any entry", async () => {
     expect({ entry, exported: names.filter((n) => internal.includes(n)) }).toEqual({ entry, exported: [] });
   }
 });
+
+test("every error class tapshot throws is exported by src/errors.ts, which every entry re-exports", async () => {
+  const { readFileSync } = await import("node:fs");
+  const thrown = [
+    ...readFileSync(join(ROOT, "src", "core", "ground", "errors.ts"), "utf8").matchAll(/^export class (\w+Error)\b/gm),
+  ].map((m) => m[1]!);
+  const exported = readFileSync(join(ROOT, "src", "errors.ts"), "utf8");
+  expect(thrown.filter((name) => !new RegExp(`^\\s+${name},$`, "m").test(exported))).toEqual([]);
+  expect(thrown.length).toBeGreaterThan(10);
+});

@@ -16,6 +16,8 @@ export interface FakeElement {
   fill: string;
   /** Optional inner mark so elements of one colour still differ. */
   mark?: string;
+  /** The mark's size, centred (a label that keeps its size when the element stretches); default half by a third of the element. */
+  markSize?: { width: number; height: number };
   /** What a tap on it does. */
   onTap?: (device: FakeDevice) => void;
   /**
@@ -162,9 +164,7 @@ export async function render(
   const parts = scene.elements.map(
     (e) =>
       `<rect x="${e.x}" y="${e.y}" width="${e.width}" height="${e.height}" rx="6" fill="${e.fill}"/>` +
-      (e.mark
-        ? `<rect x="${e.x + e.width / 4}" y="${e.y + e.height / 3}" width="${e.width / 2}" height="${e.height / 3}" fill="${e.mark}"/>`
-        : ""),
+      (e.mark ? markRect(e) : ""),
   );
   const bar = `<rect x="0" y="0" width="${width}" height="${device.insets.top}" fill="${scene.statusBar ?? "#222"}"/>`;
   const { bottom } = device.insets;
@@ -176,6 +176,13 @@ export async function render(
   const png = await sharp(Buffer.from(svg)).png().toBuffer();
   cache.set(key, png);
   return png;
+}
+
+function markRect(e: FakeElement): string {
+  const { width, height } = e.markSize ?? { width: e.width / 2, height: e.height / 3 };
+  const x = e.x + (e.width - width) / 2;
+  const y = e.y + (e.height - height) / 2;
+  return `<rect x="${x}" y="${y}" width="${width}" height="${height}" fill="${e.mark}"/>`;
 }
 
 /** A driver double: what the adapter double needs, plus the session id a real session has. */

@@ -199,6 +199,23 @@ describe("no baseline yet", () => {
     expect(judge.references.map((r) => r.device)).toEqual(["fake-phone-4_14", "fake-phone-3_14", "fake-phone-2_14"]);
   });
 
+  test("the nearest device's baseline is the first reference (density and screen shape), then the most recent", async () => {
+    setup();
+    const sizes = [
+      { model: "Fake Phone 1", width: 1080, height: 1920, scale: 3 },
+      { model: "Fake Phone 2", width: 360, height: 640, scale: 1 },
+      { model: "Fake Phone 3", width: 360, height: 760, scale: 1 },
+    ];
+    for (const size of sizes) {
+      await api.expect(fakeDriver(new FakeDevice(cartScene(), size))).toMatchScreenshot("cart-page", "the cart");
+    }
+    const fourth = new FakeDevice(cartScene(), { model: "Fake Phone 4", width: 1080, height: 1920, scale: 3 });
+    await api.expect(fakeDriver(fourth)).toMatchScreenshot("cart-page", "the cart");
+
+    const judge = channel.requests[3] as AiRequestOf<"judge">;
+    expect(judge.references.map((r) => r.device)).toEqual(["fake-phone-1_14", "fake-phone-3_14", "fake-phone-2_14"]);
+  });
+
   test("a baseline belongs to its name only; other platforms' baselines are not references", async () => {
     setup();
     await storeFirst();

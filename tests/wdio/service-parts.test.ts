@@ -214,3 +214,34 @@ describe("toMatchAiScreenshot in Jest", () => {
     await expect(not.toMatchAiScreenshot("cart", "the cart")).rejects.toThrow(/has no \.not/);
   });
 });
+
+describe("the run id the workers share", () => {
+  const saved = { run: process.env.TAPSHOT_RUN_ID, worker: process.env.WDIO_WORKER_ID };
+  afterEach(() => {
+    for (const [name, value] of [
+      ["TAPSHOT_RUN_ID", saved.run],
+      ["WDIO_WORKER_ID", saved.worker],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+
+  test("the launcher's service sets TAPSHOT_RUN_ID for the workers it forks, so they share one budget", () => {
+    delete process.env.TAPSHOT_RUN_ID;
+    delete process.env.WDIO_WORKER_ID;
+    new TapshotService({});
+    expect(process.env.TAPSHOT_RUN_ID).toMatch(/^\d{4}-\d\d-\d\dT.*_\d+$/);
+  });
+
+  test("a worker's service, or a run id set by the user, leaves it alone", () => {
+    delete process.env.TAPSHOT_RUN_ID;
+    process.env.WDIO_WORKER_ID = "0-0";
+    new TapshotService({});
+    expect(process.env.TAPSHOT_RUN_ID).toBeUndefined();
+    delete process.env.WDIO_WORKER_ID;
+    process.env.TAPSHOT_RUN_ID = "nightly-42";
+    new TapshotService({});
+    expect(process.env.TAPSHOT_RUN_ID).toBe("nightly-42");
+  });
+});

@@ -2,6 +2,7 @@
 import { age } from "../format.js";
 import { reviewOf } from "../../core/store/records.js";
 import { STYLE } from "./style.js";
+import { costRows } from "./totals.js";
 import type { BaselineView, CallView, Overlay, ReportView, TapView } from "./view.js";
 
 /** Escape text for HTML content and attribute values. */
@@ -174,6 +175,11 @@ export function renderReport(view: ReportView): string {
     ? `<table class="calls"><thead><tr><th>api</th><th>prompt / name</th><th>device</th><th>outcome</th><th>AI calls</th><th>time</th><th>detail</th></tr></thead>
 <tbody>${view.calls.map(callRow).join("\n")}</tbody></table>`
     : none("No run results found.");
+  const cost = view.calls.length
+    ? `<table class="cost" data-testid="cost"><tbody>${costRows(view.totals)
+        .map((r) => `<tr data-testid="cost-${r.id}"><th>${esc(r.label)}</th><td>${esc(r.value)}</td></tr>`)
+        .join("\n")}</tbody></table>`
+    : none("No run results found.");
   const invalid = store.invalid.length
     ? `<ul class="invalid">${store.invalid.map((i) => `<li data-testid="invalid"><code>${esc(i.key)}</code>: ${esc(i.problem)}</li>`).join("")}</ul>`
     : "";
@@ -206,6 +212,7 @@ ${section("failures", "Failures in the last run", failures)}
 ${section("heals", "Heals: before and after", heals)}
 ${section("baselines", "Baselines per device", grids)}
 ${section("taps", "Stored taps", taps)}
+${section("cost", "Model calls and their cost in the last run", cost)}
 ${section("calls", "Calls in the last run", calls)}
 ${invalid ? section("invalid", "Invalid files (restore from git, or delete to learn again)", invalid) : ""}
 </body>

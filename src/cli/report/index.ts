@@ -62,6 +62,7 @@ export async function runReport(options: ReportOptions): Promise<number> {
       heals: view.heals.length,
       failures: view.failures.length,
       invalid: store.invalid.length,
+      totals: view.totals,
     });
   } else {
     printLines([page]);

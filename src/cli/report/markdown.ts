@@ -6,6 +6,7 @@
 import { printable } from "../../core/ground/printable.js";
 import { pendingCounts, type PendingValue } from "../review/pending.js";
 import type { ReportView } from "./view.js";
+import { costRows } from "./totals.js";
 
 /** Text as inert Markdown: control characters escaped, Markdown and HTML specials backslashed or entities. */
 export function md(value: unknown): string {
@@ -36,6 +37,10 @@ export function renderMarkdown(view: ReportView, pending: PendingValue[]): strin
       `${aiCalls} | ${(ms / 1000).toFixed(1)} s |`,
   ];
 
+  if (calls.length) {
+    lines.push("", "### Model calls and their cost", "", "| | |", "| --- | --- |");
+    for (const row of costRows(view.totals)) lines.push(`| ${md(row.label)} | ${md(row.value)} |`);
+  }
   if (view.failures.length) {
     lines.push("", "### Failures");
     for (const { entry, artifacts } of view.failures) {

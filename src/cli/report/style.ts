@@ -51,6 +51,7 @@ th { font-size: 12px; color: var(--muted); font-weight: 600; background: #fafbfc
 .grid td.name { font-weight: 600; white-space: nowrap; }
 .grid td.empty { color: var(--muted); font-size: 12px; text-align: center; vertical-align: middle; }
 .calls td { font-size: 13px; }
+.cost th { width: 320px; }
 .calls td.detail { color: var(--muted); max-width: 560px; }
 .tap { width: 300px; }
 .tap .prompt { font-weight: 600; }

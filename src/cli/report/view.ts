@@ -5,6 +5,7 @@ import type { Box } from "../../core/model/contract.js";
 import type { BaselineEntry, StoreModel, TapEntry } from "../model.js";
 import { artifactLabel, type Run, type RunEntry } from "../runs.js";
 import type { ReportFiles } from "./files.js";
+import { runTotals, type RunTotals } from "./totals.js";
 
 /** A point or box inside an image, as percentages of its size (for CSS overlays). */
 export interface Overlay {
@@ -61,6 +62,8 @@ export interface ReportView {
   heals: (TapView | BaselineView)[];
   calls: CallView[];
   failures: CallView[];
+  /** What the shown runs' model calls cost, and the values used without a model. */
+  totals: RunTotals;
 }
 
 function overlay(box: Box, frame: Box | { width: number; height: number }, x0 = 0, y0 = 0): Overlay {
@@ -139,6 +142,7 @@ export async function buildView(store: StoreModel, runs: Run[], files: ReportFil
     heals: [...taps.filter((t) => t.before), ...baselines.filter((b) => b.entry.record.previous)],
     calls: callViews,
     failures: callViews.filter((c) => c.entry.outcome === "failed"),
+    totals: runTotals(calls.map((c) => c.entry)),
   };
 }
 

@@ -52,9 +52,27 @@ export interface AiConfig {
    * `$TAPSHOT_RESULTS_DIR` or `./tapshot-results`.
    */
   resultsDir?: string | false;
+  /**
+   * Prices per million tokens by model name, e.g. `{ "gemini-2.5-flash": { input: 0.3, output: 2.5 } }`,
+   * to put a cost on each model call in the run's results (docs/configuration.md). None are built in.
+   */
+  prices?: Record<string, ModelPrice>;
+  /**
+   * The most model requests one run may make, shared by its worker processes through the run
+   * folder; a request over it fails with a BudgetError before it is sent. Default
+   * `$TAPSHOT_MAX_AI_CALLS`, or no limit.
+   */
+  maxAiCalls?: number;
+}
+
+/** A model's price per million tokens, in one currency of your choice. */
+export interface ModelPrice {
+  input: number;
+  output: number;
 }
 
 const ModeSchema = z.enum(["auto", "replay"]);
+const MaxAiCallsSchema = z.number().int("maxAiCalls must be a whole number").nonnegative();
 const fn = (what: string) =>
   z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: `${what} must be a function` });
 
@@ -81,6 +99,13 @@ const AiConfigSchema = z
     reportArtifact: fn("reportArtifact").optional(),
     mode: z.union([ModeSchema, fn("mode")]).optional(),
     resultsDir: z.union([z.string().min(1, "resultsDir must not be empty"), z.literal(false)]).optional(),
+    prices: z
+      .record(
+        z.string().min(1, "a price's model name must not be empty"),
+        z.object({ input: z.number().finite().nonnegative(), output: z.number().finite().nonnegative() }).strict(),
+      )
+      .optional(),
+    maxAiCalls: MaxAiCallsSchema.optional(),
   })
   .strict();
 
@@ -143,6 +168,10 @@ export interface ResolvedConfig {
   resultsDir: string | undefined;
   /** The channel, or a ConfigError saying how to configure one. */
   channel(): AiChannel;
+  /** Prices per million tokens by model; `{}` when none are set. */
+  prices: Record<string, ModelPrice>;
+  /** The run's model request budget, or `undefined` for no limit. */
+  maxAiCalls: number | undefined;
 }
 
 /** The "no channel" error's text; `howToConfigure` comes from the registered default channel. */
@@ -203,6 +232,14 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
 
   const resultsDir = resolveResultsDir(configured.resultsDir);
 
+  let maxAiCalls = configured.maxAiCalls;
+  const maxText = envVar("TAPSHOT_MAX_AI_CALLS");
+  if (maxAiCalls === undefined && maxText !== undefined) {
+    const parsed = MaxAiCallsSchema.safeParse(/^\d+$/.test(maxText) ? Number(maxText) : NaN);
+    if (!parsed.success) throw new ConfigError(`TAPSHOT_MAX_AI_CALLS is "${maxText}"; use a whole number such as 20.`);
+    maxAiCalls = parsed.data;
+  }
+
   return {
     store,
     resultsDir,
@@ -210,6 +247,8 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
     target,
     osVersionKey: configured.osVersionKey,
     log,
+    prices: configured.prices ?? {},
+    maxAiCalls,
     // With results switched off and no runner reporter, failures name no files.
     reportArtifact: configured.reportArtifact ?? (resultsDir ? fileReporter(resultsDir) : () => undefined),
     channel() {

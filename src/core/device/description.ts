@@ -139,6 +139,18 @@ export function sameScreen(was: DeviceDescription, now: DeviceDescription): bool
   );
 }
 
+/**
+ * How far apart two devices' screens are for reusing what one stored on the other (docs/transfer.md):
+ * the log-ratio of their pixel densities plus that of their aspect ratios; 0 for the same screen shape.
+ */
+export function deviceDistance(
+  a: Pick<DeviceDescription, "scale" | "screen">,
+  b: Pick<DeviceDescription, "scale" | "screen">,
+): number {
+  const aspect = (d: typeof a) => d.screen.height / d.screen.width;
+  return Math.abs(Math.log(a.scale / b.scale)) + Math.abs(Math.log(aspect(a) / aspect(b)));
+}
+
 /** `1179x2556 portrait`, for messages. */
 export function screenOf(device: DeviceDescription): string {
   return `${device.screen.width}x${device.screen.height} ${device.orientation}`;

@@ -63,7 +63,7 @@ interface FlowCall<R> {
   flow: Flow<R>;
 }
 
-const TAP_OPTIONS = ["verify", "autoHeal", "heal", "timeout", "signal", "scroll"];
+const TAP_OPTIONS = ["verify", "autoHeal", "heal", "transfer", "timeout", "signal", "scroll"];
 
 /** The API for devices `adapter` opens: what a runner uses to drive another kind of device. */
 export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
@@ -114,6 +114,7 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
         autoHeal: checkBoolean(opts.autoHeal, "autoHeal"),
         scroll: checkScroll(opts.scroll),
         heal: checkHealRungs(opts.heal),
+        transfer: opts.transfer === undefined ? true : checkBoolean(opts.transfer, "transfer"),
       };
       const budget = { timeout: checkTimeout(opts.timeout), signal: checkSignal(opts.signal) };
       const result = await run({

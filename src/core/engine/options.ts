@@ -22,6 +22,11 @@ export interface TapOptions {
    * screen before the model is asked.
    */
   heal?: HealRungs;
+  /**
+   * With nothing stored for this device, first try the tap's records on other devices of the
+   * platform, tapping without a model when the evidence is unambiguous (docs/transfer.md). Default true.
+   */
+  transfer?: boolean;
   /** Total time budget of the call in ms (waiting for the screen, model calls, verify). Default 30000. */
   timeout?: number;
   /** Aborts the call. */

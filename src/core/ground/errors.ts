@@ -18,7 +18,8 @@ export type TapshotErrorCode =
   | "store"
   | "timeout"
   | "aborted"
-  | "device";
+  | "device"
+  | "budget";
 
 /** Base class of every error tapshot throws on purpose. */
 export class TapshotError extends Error {
@@ -113,6 +114,19 @@ export class AbortedError extends withCode("aborted") {}
 
 /** The driver is not a usable Appium session of the platform, or a device command failed. */
 export class DeviceError extends withCode("device") {}
+
+/** The run's model request budget (`maxAiCalls`) is spent; the request was not sent. */
+export class BudgetError extends TapshotError {
+  constructor(
+    /** The budget: the most model requests the run may make. */
+    readonly maxAiCalls: number,
+    /** Model requests the run made before this one (across its worker processes). */
+    readonly made: number,
+    message: string,
+  ) {
+    super("budget", message);
+  }
+}
 
 /** A model's reason as a clause inside a sentence: without its final full stop. */
 export function clause(reason: string): string {

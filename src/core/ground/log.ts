@@ -4,6 +4,25 @@ import { printable } from "./printable.js";
 /** What a call ended with. */
 export type Outcome = "replayed" | "learned" | "healed" | "matched" | "stored" | "failed";
 
+/** What one model request of a call cost (docs/configuration.md "Cost"). */
+export interface ModelCall {
+  /** The request kind: `locate`, `check`, `judge` or `compare`. */
+  kind: string;
+  /** The model that answered, as its answer names it; `none` when no answer came (an error, the deadline). */
+  model: string;
+  /** Tokens the provider reported; absent when it reported none. */
+  inputTokens?: number;
+  outputTokens?: number;
+  /** Bytes of the images sent (decoded, not base64). */
+  imageBytes: number;
+  /** Time from sending the request to its answer or failure. */
+  ms: number;
+  /** The price of the tokens, from `configureAi({ prices })`, when the model has a price. */
+  cost?: number;
+  /** The request got no usable answer (it still counts against the budget). */
+  failed?: true;
+}
+
 /** One entry per `tap` or `toMatchScreenshot` call. */
 export interface LogEntry {
   /** Which API made the call. */
@@ -23,6 +42,8 @@ export interface LogEntry {
   models: string[];
   /** Tokens spent, when providers report them. */
   usage?: { inputTokens: number; outputTokens: number };
+  /** Each model request of the call, in order: what it cost and which model answered. */
+  modelCalls?: ModelCall[];
   durationMs: number;
   /** Human-readable line: the heal message, the failure, or why a record was not replayed. */
   detail?: string;

@@ -5,7 +5,7 @@
 import { recordCall } from "../ground/artifacts.js";
 import type { ResolvedConfig } from "../config/config.js";
 import { TapshotError } from "../ground/errors.js";
-import type { LogEntry, Outcome } from "../ground/log.js";
+import type { LogEntry, ModelCall, Outcome } from "../ground/log.js";
 import { redactDeep, redactError } from "../ground/secrets.js";
 
 /** Where the call worked: its device slug and store key, once known. */
@@ -18,6 +18,7 @@ export class CallLog {
   private aiCallCount = 0;
   private readonly models: string[] = [];
   private readonly usage = { inputTokens: 0, outputTokens: 0 };
+  private readonly modelCalls: ModelCall[] = [];
   private readonly notes: string[] = [];
   private readonly artifacts: string[] = [];
   private readonly started = Date.now();
@@ -52,6 +53,16 @@ export class CallLog {
     this.usage.outputTokens += usage?.outputTokens ?? 0;
   }
 
+  /** What one model request cost, once it was answered or failed. */
+  recordModelCall(call: ModelCall): void {
+    this.modelCalls.push(call);
+  }
+
+  /** A value found without a model by a local rung (e.g. `local:transfer`): named among the models, costing no call. */
+  answeredLocally(model: string): void {
+    this.models.push(model);
+  }
+
   /** An artifact reported for this call (a path or a runner's URL). */
   addArtifact(where: string): void {
     this.artifacts.push(where);
@@ -73,6 +84,7 @@ export class CallLog {
       models: this.models,
       durationMs: Date.now() - this.started,
       ...(this.usage.inputTokens || this.usage.outputTokens ? { usage: { ...this.usage } } : {}),
+      ...(this.modelCalls.length ? { modelCalls: [...this.modelCalls] } : {}),
       ...(parts.length ? { detail: parts.join("; ") } : {}),
       ...(this.artifacts.length ? { artifacts: [...this.artifacts] } : {}),
     });

@@ -3,10 +3,19 @@
  * requests, screenshots, taps and artifacts it makes. The engine makes it once the device is
  * described, and finishes its log entry (docs/design.md section 1).
  */
-import { ask, type AiAnswers, type AiImage, type AiKind, type AiRequestOf } from "../model/contract.js";
+import {
+  ask,
+  type AiAnswers,
+  type AiImage,
+  type AiKind,
+  type AiRequest,
+  type AiRequestOf,
+  type Usage,
+} from "../model/contract.js";
 import type { Artifact } from "../ground/artifacts.js";
 import type { CallLog } from "./call-log.js";
-import type { ResolvedConfig } from "../config/config.js";
+import type { ModelPrice, ResolvedConfig } from "../config/config.js";
+import { claimAiCall } from "./budget.js";
 import type { Deadline } from "../ground/deadline.js";
 import { applyTarget, type DescribedDevice, type DeviceDescription } from "../device/description.js";
 import type { Point } from "../ground/geometry.js";
@@ -104,12 +113,30 @@ export class Call {
     return this.screenPageSource;
   }
 
-  /** Ask the model, counting the call and remembering which model answered. */
+  /**
+   * Ask the model: the run's budget is claimed first (a {@link BudgetError} leaves the channel
+   * unasked), then the call is counted, and what it cost is recorded whether it is answered or not.
+   */
   async ask<K extends AiKind>(request: AiRequestOf<K>): Promise<AiAnswers[K]> {
     const channel = this.config.channel();
+    await claimAiCall(this.config);
     this.log.countRequest();
-    const answer = await ask(channel, request, this.deadline.signal);
+    const started = Date.now();
+    const cost = { kind: request.kind, imageBytes: imageBytesOf(request) };
+    let answer: AiAnswers[K];
+    try {
+      answer = await ask(channel, request, this.deadline.signal);
+    } catch (error) {
+      this.log.recordModelCall({ ...cost, model: "none", ms: Date.now() - started, failed: true });
+      throw error;
+    }
     this.log.countAnswer(answer.model, answer.usage);
+    this.log.recordModelCall({
+      ...cost,
+      model: answer.model,
+      ...tokensAndPrice(answer.usage, this.config.prices[answer.model]),
+      ms: Date.now() - started,
+    });
     return answer;
   }
 
@@ -132,6 +159,26 @@ export class Call {
       this.note(`reporting artifact ${name} failed: ${(error as Error).message}`);
     }
   }
+}
+
+/** Bytes of every image a request sends, decoded from base64. */
+function imageBytesOf(request: AiRequest): number {
+  const images: AiImage[] = [request.screen];
+  if (request.kind === "locate" && request.reference) images.push(request.reference);
+  if (request.kind === "compare") images.push(request.baseline, request.diff);
+  if (request.kind === "judge") images.push(...request.references.map((r) => r.image));
+  return images.reduce((sum, image) => sum + Buffer.byteLength(image.data, "base64"), 0);
+}
+
+/** The tokens an answer reports and, with a price per million tokens, what they cost. */
+function tokensAndPrice(usage: Usage | undefined, price: ModelPrice | undefined) {
+  const tokens = {
+    ...(usage?.inputTokens !== undefined ? { inputTokens: usage.inputTokens } : {}),
+    ...(usage?.outputTokens !== undefined ? { outputTokens: usage.outputTokens } : {}),
+  };
+  if (!price || (tokens.inputTokens === undefined && tokens.outputTokens === undefined)) return tokens;
+  const cost = ((tokens.inputTokens ?? 0) * price.input + (tokens.outputTokens ?? 0) * price.output) / 1_000_000;
+  return { ...tokens, cost };
 }
 
 /** Encode a PNG for a model request. */

@@ -11,6 +11,7 @@ import { clipToScreen, isUniformOutside, systemBarMasks, unionArea } from "../..
 import { toAiImage, type Call } from "../../run/call.js";
 import type { Done, NewValue } from "../../run/lifecycle.js";
 import { waitForStable, type Shot } from "../../run/stable-screen.js";
+import { deviceDistance } from "../../device/description.js";
 import { baselineFolder, baselineKey } from "../../store/keys.js";
 import { BaselineRecordSchema, readRecord, type BaselineRecord } from "../../store/records.js";
 import type { ScreenshotParams } from "./input.js";
@@ -25,7 +26,7 @@ import {
   type StoredBaseline,
 } from "./pixel-check.js";
 
-/** Other devices' baselines sent to `judge` as references, most recent first. */
+/** Other devices' baselines sent to `judge` as references: the nearest device's first, then the most recent. */
 const MAX_REFERENCES = 3;
 /** Share of the screen the model may mark as varying; more would hide real changes. */
 export const MAX_VARYING_SHARE = 0.25;
@@ -161,7 +162,10 @@ async function refuseBlank(call: Call, shot: Shot, masks: Rect[], params: Screen
   );
 }
 
-/** Baselines of this name on other devices of the platform, most recently stored first. */
+/**
+ * Baselines of this name on other devices of the platform: the nearest device's first (the closest
+ * pixel density and screen shape, src/core/device/description.ts), then the most recently stored.
+ */
 async function referencesFor(call: Call, name: string): Promise<Reference[]> {
   const store = call.config.store;
   const own = baselineKey(call.device.platform, name, call.deviceSlug);
@@ -170,13 +174,19 @@ async function referencesFor(call: Call, name: string): Promise<Reference[]> {
     .map((k) => k.slice(0, -".json".length))
     .filter((k) => k !== own);
   // Rank by the records alone, then read only the images that are sent.
-  const ranked: { key: string; storedAt: string }[] = [];
+  const ranked: { key: string; storedAt: string; distance: number }[] = [];
   for (const key of keys) {
     const parsed = BaselineRecordSchema.safeParse(parseJson(await store.read(`${key}.json`)));
-    if (parsed.success) ranked.push({ key, storedAt: parsed.data.storedAt });
-    else call.note(`skipped reference ${key}.json: not a valid baseline record`);
+    if (parsed.success) {
+      ranked.push({ key, storedAt: parsed.data.storedAt, distance: deviceDistance(call.device, parsed.data.device) });
+    } else call.note(`skipped reference ${key}.json: not a valid baseline record`);
   }
   ranked.sort((a, b) => b.storedAt.localeCompare(a.storedAt) || a.key.localeCompare(b.key));
+  const nearest = ranked.reduce<(typeof ranked)[number] | undefined>(
+    (best, r) => (!best || r.distance < best.distance ? r : best),
+    undefined,
+  );
+  if (nearest) ranked.unshift(...ranked.splice(ranked.indexOf(nearest), 1));
   const references: Reference[] = [];
   for (const { key } of ranked) {
     if (references.length === MAX_REFERENCES) break;

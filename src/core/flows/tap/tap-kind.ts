@@ -6,7 +6,8 @@
  * - crop-check.ts: the crop check that decides a replay;
  * - heal-ladder.ts: the cheap rungs of a heal, before the model;
  * - locate.ts: asking the model, tapping, `verify`;
- * - scroll-tap.ts: taps that scroll to find their element.
+ * - scroll-tap.ts: taps that scroll to find their element;
+ * - transfer.ts: a tap stored on other devices of the platform, tried before the model.
  */
 import { ElementNotFoundError, NotStoredError, ReplayMismatchError, clause } from "../../ground/errors.js";
 import { decodeRegion, encodePng, outlineRect, rectFits } from "../../pixels/images.js";
@@ -19,6 +20,7 @@ import { useCrop, useCropNow } from "./crop-check.js";
 import { evidenceText, healCheaply, movedHint } from "./heal-ladder.js";
 import { locateAndTap, settledScreenshot, tapValue } from "./locate.js";
 import { learnScrolled, useScrolled } from "./scroll-tap.js";
+import { transferHint, tryTransfer } from "./transfer.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
 
 export type { TapDone, TapParams } from "./tap-params.js";
@@ -44,13 +46,18 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
     valueSchema: TapValueSchema,
     healing,
 
-    notStored() {
+    async notStored() {
       const d = call.device;
+      // What a transfer would have done on this screen, nothing tapped or stored; a failed look is only noted.
+      const transfer = await transferHint(call, key, () => settledScreenshot(call), params).catch((error: unknown) => {
+        call.note(`transfer not weighed: ${(error as Error).message.split("\n")[0]}`);
+        return "";
+      });
       return new NotStoredError(
         `No stored tap for "${params.prompt}"${params.verify ? ` with verify "${params.verify}"` : ""} on ` +
           `${call.deviceSlug} (${call.config.store.location}/${key}.json). mode is "replay", so the model is not ` +
           `asked. Learn it by running this flow once on a ${d.model} (${d.platform} ${d.osVersion}) ` +
-          `with mode "auto" and a model configured, then commit the new files under _ai_/.`,
+          `with mode "auto" and a model configured, then commit the new files under _ai_/.${transfer}`,
       );
     },
 
@@ -87,8 +94,11 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
 
     async learn() {
       if (params.scroll) return learnScrolled(call, { params, scroll: params.scroll });
-      const screenshot = (await settledScreenshot(call)).png;
-      const located = await locateAndTap(call, { screenshot, params });
+      const shot = await settledScreenshot(call);
+      const transfer = params.transfer ? await tryTransfer(call, key, shot, params) : {};
+      if (transfer.value) return transfer.value;
+      const screenshot = shot.png;
+      const located = await locateAndTap(call, { screenshot, params, evidence: transfer.evidence });
       if (!located.found) {
         await call.report("screenshot", screenshot);
         throw new ElementNotFoundError(

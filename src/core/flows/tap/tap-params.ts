@@ -13,6 +13,8 @@ export interface TapParams {
   scroll?: ScrollParams | undefined;
   /** Rungs of the heal ladder that may be skipped (docs/heal.md); all on by default. */
   heal: { nearby: boolean; search: boolean; accessibility: boolean };
+  /** Try the tap's records on other devices before the model when nothing is stored here (docs/transfer.md). */
+  transfer: boolean;
 }
 
 /** What a tap returns besides its outcome and model calls. */
