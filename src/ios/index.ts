@@ -30,6 +30,7 @@ export type {
   TapResult,
   HealRungs,
   ScreenshotOptions,
+  MaskEntry,
   ScreenshotResult,
   ScrollOptions,
   ScrollDirection,

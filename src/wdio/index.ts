@@ -38,6 +38,7 @@ export type {
   TapResult,
   HealRungs,
   ScreenshotOptions,
+  MaskEntry,
   ScreenshotResult,
   ScrollOptions,
   ScrollDirection,

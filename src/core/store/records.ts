@@ -154,6 +154,8 @@ export const BaselineValueSchema = z.object({
   prompt: z.string(),
   /** Regions that vary between runs, masked in comparisons (screenshot pixels). */
   varying: z.array(BoxSchema),
+  /** `{ prompt }` masks the model located when it judged (docs/storage.md); no box: an optional one not found. */
+  promptMasks: z.array(z.object({ prompt: z.string().min(1), box: BoxSchema.optional() })).optional(),
   model: z.string(),
   reason: z.string(),
   imageSha256: z.string(),
