@@ -38,12 +38,12 @@ export async function elementRects(
 async function rectOf(driver: AppiumSession, target: ElementTarget, units: RectUnits): Promise<Rect | null> {
   const what = "selector" in target ? `the selector ${JSON.stringify(target.selector)}` : "the mask's element";
   try {
-    let id = "selector" in target ? await find(driver, target.selector) : await elementIdOf(target.element);
+    const held = "element" in target ? await resolved(target.element) : undefined;
+    let id = "selector" in target ? await find(driver, target.selector) : held?.elementId;
     let rect = id ? await measure(driver, id) : null;
     // An element the test found earlier may be stale (the screen was redrawn): find it again by its selector.
-    if (!rect && "element" in target) {
-      const selector = (target.element as FoundElement).selector;
-      id = typeof selector === "string" ? await find(driver, selector) : undefined;
+    if (!rect && typeof held?.selector === "string") {
+      id = await find(driver, held.selector);
       rect = id ? await measure(driver, id) : null;
     }
     if (!rect) return null;
@@ -67,10 +67,10 @@ async function find(driver: AppiumSession, selector: string): Promise<string | u
   return undefined;
 }
 
-async function elementIdOf(element: object): Promise<string | undefined> {
-  // Not awaited by the test, `driver.$()`'s result is a promise of the element.
-  const found = (await (element as PromiseLike<FoundElement> | FoundElement)) as FoundElement;
-  return typeof found?.elementId === "string" ? found.elementId : undefined;
+/** The element itself: not awaited by the test, `driver.$()`'s result is a promise of it. */
+async function resolved(element: object): Promise<FoundElement | undefined> {
+  const found = (await (element as PromiseLike<FoundElement> | FoundElement)) as FoundElement | undefined;
+  return found && typeof found === "object" ? found : undefined;
 }
 
 /** The element's rectangle in tap units, `null` when it is gone (stale or no longer there). */
@@ -79,14 +79,19 @@ async function measure(driver: AppiumSession, id: string): Promise<Rect | null> 
     const { x, y, width, height } = await driver.getElementRect!(id);
     return [x, y, width, height].every(Number.isFinite) ? { x, y, width, height } : null;
   } catch (error) {
-    if (isNotFound(error) || /stale element/i.test(errorText(error))) return null;
+    if (isNotFound(error) || /stale element/i.test(codeAndText(error))) return null;
     throw error;
   }
 }
 
 // WebdriverIO's own test for a missing element (its isElementNotFoundAgain) reads the message this way.
 function isNotFound(error: unknown): boolean {
-  return /no such element|could not be located|unable to find/i.test(errorText(error));
+  return /no such element|could not be located|unable to find/i.test(codeAndText(error));
+}
+
+/** The W3C code too: WebdriverIO names an Error after it (`stale element reference`, `no such element`). */
+function codeAndText(error: unknown): string {
+  return `${error instanceof Error ? error.name : ""} ${errorText(error)}`;
 }
 
 /** An Error's message, or, for the W3C error body WebdriverIO keeps on an element not found, its `error` and `message`. */
