@@ -171,6 +171,13 @@ export const BaselineRecordSchema = z.object({
   ...BaselineValueSchema.shape,
   createdAt: IsoDate,
   previous: BaselineValueSchema.optional(),
+  /**
+   * The screen's accessibility elements that have an id or a text, read from the page source when the
+   * baseline was stored, bounds in screenshot pixels (docs/storage.md); absent where none could be read.
+   */
+  tree: z
+    .object({ elements: z.array(z.object({ attributes: z.record(z.string(), z.string()), bounds: BoxSchema })) })
+    .optional(),
   /** Heals a person reverted (format 2). */
   rejected: z.array(RejectionSchema).optional(),
 });

@@ -7,7 +7,8 @@
  * - pixel-check.ts: the comparison that decides a baseline, and its failure report;
  * - judge.ts: what the model decides (a first baseline, a heal);
  * - input.ts: the call's checked arguments;
- * - element-masks.ts: selector, element and prompt masks turned into boxes.
+ * - element-masks.ts: selector, element and prompt masks turned into boxes;
+ * - element-tree.ts: the accessibility tree stored with a baseline, and what changed on a mismatch.
  */
 import { screenOf } from "../../device/description.js";
 import { NotStoredError, ScreenshotMismatchError } from "../../ground/errors.js";
@@ -17,6 +18,7 @@ import { baselineKey } from "../../store/keys.js";
 import { BaselineRecordSchema, BaselineValueSchema, type BaselineRecord } from "../../store/records.js";
 import { baselineFingerprint } from "../../store/rejections.js";
 import { resolveMasks, withPromptMasks } from "./element-masks.js";
+import { nameChanges, untilBeforeTree, withTree } from "./element-tree.js";
 import type { ScreenshotParams } from "./input.js";
 import { healBaseline, learnBaseline } from "./judge.js";
 import { reportMismatch, useBaseline, useBaselineNow, type PixelMismatch, type ScreenshotDone } from "./pixel-check.js";
@@ -61,8 +63,15 @@ function baselineKind(
     },
 
     // Selector and element masks are found again at every comparison (element-masks.ts).
-    use: async (stored, until) =>
-      useBaseline(call, stored, { params: await resolveMasks(call, params, stored), until, healing }),
+    use: async (stored, until) => {
+      const resolved = await resolveMasks(call, params, stored);
+      const used = await useBaseline(call, stored, {
+        params: resolved,
+        until: untilBeforeTree(call, stored, until),
+        healing,
+      });
+      return nameChanges(call, stored, used);
+    },
 
     useNow: async (stored) => useBaselineNow(call, stored, await resolveMasks(call, params, stored)),
 
@@ -87,11 +96,16 @@ function baselineKind(
     },
 
     learn: async () =>
-      withPromptMasks(call, params, await learnBaseline(call, await resolveMasks(call, params, null), place)),
+      withPromptMasks(
+        call,
+        params,
+        await withTree(call, await learnBaseline(call, await resolveMasks(call, params, null), place)),
+      ),
 
     heal: async (stored, mismatch) => {
       const resolved = await resolveMasks(call, params, stored);
-      return withPromptMasks(call, params, await healBaseline(call, { stored, mismatch, params: resolved }, place));
+      const healed = await healBaseline(call, { stored, mismatch, params: resolved }, place);
+      return withPromptMasks(call, params, await withTree(call, healed));
     },
   };
 }
