@@ -116,7 +116,8 @@ test.each(["android", "ios"] as const)(
     const id = (name: string) => (platform === "android" ? `com.shop:id/${name}` : name);
     expect(message).toContain(
       `: a new element 'Promo banner' (${id("promo")}) appeared at y=100; ` +
-        `'Shoes' (${id("row")}) and 1 other element moved down 150 px; `,
+        // Of the elements that moved alike, the button is named.
+        `'Checkout' (${id("checkout")}) and 1 other element moved down 150 px; `,
     );
     // Then the pixel count.
     expect(message).toMatch(/moved down 150 px; \d+ pixels differ from the baseline/);

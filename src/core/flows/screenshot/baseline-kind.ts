@@ -18,7 +18,7 @@ import { baselineKey } from "../../store/keys.js";
 import { BaselineRecordSchema, BaselineValueSchema, type BaselineRecord } from "../../store/records.js";
 import { baselineFingerprint } from "../../store/rejections.js";
 import { resolveMasks, withPromptMasks } from "./element-masks.js";
-import { nameChanges, untilBeforeTree, withTree } from "./element-tree.js";
+import { withChangesNamed, withTree } from "./element-tree.js";
 import type { ScreenshotParams } from "./input.js";
 import { healBaseline, learnBaseline } from "./judge.js";
 import { reportMismatch, useBaseline, useBaselineNow, type PixelMismatch, type ScreenshotDone } from "./pixel-check.js";
@@ -65,12 +65,9 @@ function baselineKind(
     // Selector and element masks are found again at every comparison (element-masks.ts).
     use: async (stored, until) => {
       const resolved = await resolveMasks(call, params, stored);
-      const used = await useBaseline(call, stored, {
-        params: resolved,
-        until: untilBeforeTree(call, stored, until),
-        healing,
-      });
-      return nameChanges(call, stored, used);
+      return withChangesNamed(call, stored, until, (end) =>
+        useBaseline(call, stored, { params: resolved, until: end, healing }),
+      );
     },
 
     useNow: async (stored) => useBaselineNow(call, stored, await resolveMasks(call, params, stored)),

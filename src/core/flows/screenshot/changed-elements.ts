@@ -55,10 +55,13 @@ export function describeChanges(
   now: A11yElement[],
   { platform, pixels }: { platform: Platform; pixels: DiffPixels },
 ): string {
+  // A text or size change under a mask (varying content) is not named; an element that appeared, went or
+  // moved is, even under a mask: it is what pushed the differing pixels elsewhere.
   const differs = (r: Rect) => differsWithin(pixels, r);
+  const changedAtAll = (r: Rect) => differsWithin({ ...pixels, masks: [] }, r);
   const { pairs, gone, added } = matchElements(stored, now, platform);
   const changes: Change[] = [];
-  const moves = new Map<string, { names: string[]; y: number }>();
+  const moves: { dx: number; dy: number; move: string; names: string[]; y: number; lead: A11yElement }[] = [];
   for (const [was, is] of pairs) {
     const name = nameOf(is, platform);
     const oldText = namesOf(was, platform).text;
@@ -76,26 +79,28 @@ export function describeChanges(
       changes.push({ text: `${name} resized from ${size(was.bounds)} to ${size(is.bounds)} px`, y: is.bounds.y });
       continue;
     }
-    if (move && (differs(was.bounds) || differs(is.bounds))) {
-      // Elements moved alike (a banner pushed the content down) are one change.
-      const group = moves.get(move) ?? { names: [], y: is.bounds.y };
-      group.names.push(name);
-      moves.set(move, group);
+    if (move && (changedAtAll(was.bounds) || changedAtAll(is.bounds))) {
+      // Elements moved alike (a banner pushed the content down), to a pixel or two of rounding, are one change.
+      const dx = is.bounds.x - was.bounds.x;
+      const dy = is.bounds.y - was.bounds.y;
+      const group = moves.find((g) => Math.abs(g.dx - dx) < MIN_SHIFT && Math.abs(g.dy - dy) < MIN_SHIFT);
+      if (group) group.names.push(name);
+      else moves.push({ dx, dy, move, names: [name], y: is.bounds.y, lead: is });
+      if (group && rankOf(is, platform) > rankOf(group.lead, platform)) group.lead = is;
     }
   }
-  for (const [move, { names, y }] of moves) {
-    const who =
-      names.length === 1
-        ? names[0]!
-        : `${names[0]} and ${names.length - 1} other element${names.length > 2 ? "s" : ""}`;
+  for (const { move, names, y, lead } of moves) {
+    const first = nameOf(lead, platform);
+    const others = names.length - 1;
+    const who = others ? `${first} and ${others} other element${others > 1 ? "s" : ""}` : first;
     changes.push({ text: `${who} moved ${move}`, y });
   }
   for (const e of added) {
-    if (differs(e.bounds))
+    if (changedAtAll(e.bounds))
       changes.push({ text: `a new element ${nameOf(e, platform)} appeared at y=${e.bounds.y}`, y: e.bounds.y });
   }
   for (const e of gone) {
-    if (differs(e.bounds))
+    if (changedAtAll(e.bounds))
       changes.push({ text: `${nameOf(e, platform)} disappeared from y=${e.bounds.y}`, y: e.bounds.y });
   }
   changes.sort((a, b) => a.y - b.y);
@@ -138,10 +143,16 @@ function matchElements(stored: A11yElement[], now: A11yElement[], platform: Plat
   return { pairs, gone: [...gone], added: [...added] };
 }
 
+/** Which element of a group moved alike is named: a button first, then one with a text, then one with an id. */
+function rankOf(e: A11yElement, platform: Platform): number {
+  const { id, text, cls } = namesOf(e, platform);
+  return (cls && /button/i.test(cls) ? 4 : 0) + (text !== undefined ? 2 : 0) + (id !== undefined ? 1 : 0);
+}
+
 /** `'Checkout' (checkout-button)`, `'Checkout'` or `checkout-button`. */
 function nameOf(e: A11yElement, platform: Platform): string {
   const { id, text } = namesOf(e, platform);
-  const shown = text === undefined ? undefined : `'${text.length > 40 ? `${text.slice(0, 37)}...` : text}'`;
+  const shown = text === undefined ? undefined : `'${text.length > 60 ? `${text.slice(0, 57)}...` : text}'`;
   if (shown && id) return `${shown} (${id})`;
   return shown ?? id ?? "an element";
 }

@@ -2,8 +2,8 @@
  * When the accessibility tree is read for a baseline (docs/storage.md, "The stored tree"): once
  * when a baseline is judged or healed (stored in the record's `tree`) and once when a comparison
  * fails (the changes are named first in the message, changed-elements.ts). Each read is the
- * call's page source, capped in size and time (src/core/device/page-source.ts), and within the
- * call's budget: a comparison against a baseline with a tree leaves time for it.
+ * call's page source, capped in size and time (src/core/device/page-source.ts) and ended by the
+ * call's deadline.
  */
 import { PAGE_SOURCE_TIMEOUT_MS } from "../../device/page-source.js";
 import { untilAborted } from "../../ground/deadline.js";
@@ -17,7 +17,9 @@ import type { PixelMismatch, ScreenshotDone, StoredBaseline } from "./pixel-chec
 const TREE_SHARE = 0.25;
 
 /** The current screen's elements worth storing, or why there are none. */
-async function readTree(call: Call): Promise<{ tree: StoredTree } | { skipped: string }> {
+type TreeRead = { tree: StoredTree } | { skipped: string };
+
+async function readTree(call: Call): Promise<TreeRead> {
   try {
     const reading = await untilAborted(call.pageSource(), call.deadline.signal);
     if ("skipped" in reading) return { skipped: reading.skipped };
@@ -42,32 +44,47 @@ export async function withTree<V extends NewValue<BaselineRecord, unknown> | { d
   return { ...value, fields: { ...value.fields, tree: read.tree } };
 }
 
-/** When to stop polling for a match: early enough to read the tree on a failure, when the baseline has one. */
-export function untilBeforeTree(call: Call, stored: StoredBaseline, until: number): number {
-  if (!stored.record.tree) return until;
-  const left = Math.max(0, until - Date.now());
-  return until - Math.min(PAGE_SOURCE_TIMEOUT_MS, left * TREE_SHARE);
-}
-
-/** A mismatch with the changed elements named first, or with why none are named. */
-export async function nameChanges(
+/**
+ * Compare (`use`, which polls until the time it is given) and, on a mismatch, name the changed
+ * elements first. Against a baseline with a tree, polling stops a share of the time early and the
+ * current tree is read from then on, beside the failure's full count, so the read ends within the
+ * call's budget; a comparison that matches never reads it (a read already started is dropped).
+ */
+export async function withChangesNamed(
   call: Call,
   stored: StoredBaseline,
-  used: Use<ScreenshotDone, PixelMismatch>,
+  until: number,
+  use: (until: number) => Promise<Use<ScreenshotDone, PixelMismatch>>,
 ): Promise<Use<ScreenshotDone, PixelMismatch>> {
-  if (!("mismatch" in used)) return used;
-  const { mismatch } = used;
-  const { before, after } = { before: mismatch.baseline.raw, after: mismatch.shot.raw };
-  if (before.width !== after.width || before.height !== after.height) return used;
   const storedTree = stored.record.tree;
   if (!storedTree) {
-    return withText(used, `${mismatch.text}; no element named: the baseline was stored without an accessibility tree`);
+    const used = await use(until);
+    if (!("mismatch" in used)) return used;
+    return withText(
+      used,
+      `${used.mismatch.text}; no element named: the baseline was stored without an accessibility tree`,
+    );
   }
-  const read = await readTree(call);
-  if ("skipped" in read) return withText(used, `${mismatch.text}; no element named: ${read.skipped}`);
-  const named = describeChanges(storedTree.elements, read.tree.elements, {
+  const readFrom = until - Math.min(PAGE_SOURCE_TIMEOUT_MS, Math.max(0, until - Date.now()) * TREE_SHARE);
+  let reading: Promise<TreeRead> | undefined;
+  const read = () => (reading ??= readTree(call));
+  const timer = setTimeout(read, Math.max(0, readFrom - Date.now()));
+  let used: Use<ScreenshotDone, PixelMismatch>;
+  try {
+    used = await use(readFrom);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (!("mismatch" in used)) return used;
+  const { mismatch } = used;
+  const { raw: before, masks } = mismatch.baseline;
+  const after = mismatch.shot.raw;
+  if (before.width !== after.width || before.height !== after.height) return used;
+  const current = await read();
+  if ("skipped" in current) return withText(used, `${mismatch.text}; no element named: ${current.skipped}`);
+  const named = describeChanges(storedTree.elements, current.tree.elements, {
     platform: call.device.platform,
-    pixels: { before, after, masks: mismatch.baseline.masks },
+    pixels: { before, after, masks },
   });
   return named ? withText(used, `${named}; ${mismatch.text}`) : used;
 }
