@@ -119,7 +119,21 @@ test("a selector that finds nothing is a clear error, unless the mask is optiona
     code: "not-found",
     message: expect.stringContaining(`mask[0] (${JSON.stringify(missing)}) matches no element on the screen`),
   });
-  const optional = await compare(session, "default", "cart", { mask: [{ selector: missing, optional: true }] });
+  // An element the test found missing is the same error, naming it by its selector.
+  const gone = await session.driver.$(missing);
+  const byElement = await compare(session, "default", "cart", { mask: [gone], timeout: 5_000 }).catch(
+    (e: unknown) => e,
+  );
+  expect(byElement).toMatchObject({
+    code: "not-found",
+    message: expect.stringContaining(`(element ${JSON.stringify(missing)})`),
+  });
+  const optional = await compare(session, "default", "cart", {
+    mask: [
+      { selector: missing, optional: true },
+      { element: gone, optional: true },
+    ],
+  });
   expect(optional).toMatchObject({ outcome: "matched", aiCalls: 0 });
 }, 180_000);
 

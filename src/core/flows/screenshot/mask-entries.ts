@@ -130,14 +130,15 @@ function addEntry(masks: CheckedMasks, entry: unknown, i: number): void {
   throw notAMask(at, entry);
 }
 
-/** `driver.$()`'s result: awaited it has an `elementId` (or an `error`), not awaited it is a promise with a `selector`. */
+/**
+ * `driver.$()`'s result: awaited it has an `elementId` (or, found nothing, an `error` and element commands such
+ * as `isExisting`), not awaited it is a promise with a `selector`.
+ */
 function isElement(value: unknown): value is MaskElement {
   if (!value || (typeof value !== "object" && typeof value !== "function")) return false;
   const v = value as Record<string, unknown>;
-  const thenable = typeof v.then === "function";
-  return (
-    "elementId" in v || (thenable && "selector" in v) || ("selector" in v && typeof v.getElementRect === "function")
-  );
+  if ("elementId" in v) return true;
+  return "selector" in v && (typeof v.then === "function" || typeof v.isExisting === "function");
 }
 
 function elementName(element: MaskElement): string {
