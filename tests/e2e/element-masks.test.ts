@@ -12,6 +12,7 @@ import type { ScreenshotOptions } from "../../src/core/engine/options.js";
 import { BaselineRecordSchema } from "../../src/core/store/records.js";
 import { gemini } from "../../src/providers/index.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
+import { addAiCommands, aiMatchers } from "../../src/wdio/index.js";
 import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
 import { domKnowledge, type DomKnowledge } from "../support/dom-knowledge.js";
 import { galaxyS23, pixel7, type PhoneProfile } from "../../rig/profiles.js";
@@ -160,4 +161,21 @@ test("a prompt mask is located once when the baseline is judged, stored, and mas
     code: "input",
     message: expect.stringContaining("was not located when this baseline"),
   });
+}, 180_000);
+
+test("the WDIO command and the matcher pass selector masks through", async () => {
+  const session = await phone(pixel7);
+  await compare(session, "default", "cart", { mask: [CHECKOUT], timeout: 20_000 });
+  await session.open("cart", { variant: "restyled", seed: SEED });
+  const driver = session.driver;
+  addAiCommands(driver, { adapter: session.adapter });
+  const before = double.received.length;
+  const result = await driver.aiMatchScreenshot("cart", PROMPT, { mask: [CHECKOUT] });
+  expect(result).toMatchObject({ outcome: "matched", aiCalls: 0 });
+  const matcher = aiMatchers().toMatchAiScreenshot;
+  const passed = await matcher.call({}, driver, "cart", PROMPT, { mask: [CHECKOUT] });
+  expect(passed.pass).toBe(true);
+  const failed = await matcher.call({}, driver, "cart", PROMPT, { timeout: 3_000 });
+  expect(failed.pass).toBe(false);
+  expect(double.received.length).toBe(before);
 }, 180_000);
