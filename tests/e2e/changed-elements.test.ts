@@ -12,7 +12,7 @@ import { gemini } from "../../src/providers/index.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
 import { domKnowledge, type DomKnowledge } from "../support/dom-knowledge.js";
-import { pixel7 } from "../../rig/profiles.js";
+import { iphone15, pixel7 } from "../../rig/profiles.js";
 import { rigTarget, startRig, type Rig, type RigSession } from "../../rig/session.js";
 import type { Variant } from "../../demo/app/server.js";
 
@@ -84,3 +84,25 @@ test("a changed label is named with its old and new text", async () => {
   const message = await mismatch("renamed", 100);
   expect(message).toContain(`'Pay now' (checkout-button) text changed "Checkout" -> "Pay now"; `);
 }, 60_000);
+
+test("on an iOS profile (XCUITest's tree shape) the banner and the moved button are named the same way", async () => {
+  const ios = await rig.session(iphone15);
+  knowledge.session = ios;
+  try {
+    await ios.open("cart", { seed: SEED });
+    expect(await ios.ai.expect(ios.driver).toMatchScreenshot("cart", PROMPT)).toMatchObject({ outcome: "stored" });
+    await ios.open("cart", { variant: "banner", seed: SEED });
+    const error = await ios.ai
+      .expect(ios.driver)
+      .toMatchScreenshot("cart", PROMPT, { timeout: 8_000 })
+      .catch((e: unknown) => e);
+    const message = (error as Error).message;
+    expect(message).toMatch(/: a new element 'Free shipping on orders over €150 this week' \(promo-banner\) appeared/);
+    // 44 px banner + 12 px margin, at 3.
+    expect(message).toMatch(
+      /'Checkout' \(checkout-button\) and \d+ other elements moved down 168 px; \d+ pixels differ/,
+    );
+  } finally {
+    knowledge.session = phone;
+  }
+}, 120_000);

@@ -15,7 +15,7 @@ import { configureAi, resetAi } from "../../src/runner/index.js";
 import { addAiCommands, aiMatchers } from "../../src/wdio/index.js";
 import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
 import { domKnowledge, type DomKnowledge } from "../support/dom-knowledge.js";
-import { galaxyS23, pixel7, type PhoneProfile } from "../../rig/profiles.js";
+import { galaxyS23, iphone15, iphoneSE, pixel7, type PhoneProfile } from "../../rig/profiles.js";
 import { rigTarget, startRig, type Rig, type RigSession } from "../../rig/session.js";
 import type { Variant } from "../../demo/app/server.js";
 
@@ -85,7 +85,7 @@ const record = async (profile: PhoneProfile, name: string) =>
     ),
   );
 
-test.each([pixel7, galaxyS23])(
+test.each([pixel7, galaxyS23, iphone15, iphoneSE])(
   "on $id, a restyled Checkout masked by the same selector still matches with no model call; unmasked it fails",
   async (profile) => {
     const session = await phone(profile);
