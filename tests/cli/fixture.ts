@@ -124,6 +124,9 @@ async function writeBaseline(
       ...record,
       imageSha256: sha256(image),
       reason: "the redesign moved the checkout button; no real change",
+      tree: {
+        elements: [{ attributes: { "resource-id": "checkout" }, bounds: { x: 40, y: 520, width: 280, height: 56 } }],
+      },
       storedAt: new Date(Date.now() - DAY).toISOString(),
       previous,
       review: { state: "pending" },

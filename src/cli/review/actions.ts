@@ -97,6 +97,8 @@ export async function revertValue(store: Store, key: string, by: ReviewBy, seen?
       rejected: [...(record.rejected ?? []), await rejectionOf(record, stored.image, by)],
     };
     if (!previous!.review) delete restored.review; // it was stored before review states: accepted
+    // A baseline's tree is of the healed screen, not the restored one: the restored value has none.
+    if ("tree" in restored) delete restored.tree;
     const schema = record.kind === "tap" ? TapRecordSchema : BaselineRecordSchema;
     return { key, action: "reverted", files: await restorePrevious(store, key, schema.parse(restored), previousImage) };
   });
