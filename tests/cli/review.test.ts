@@ -92,6 +92,9 @@ describe("accept and revert", () => {
     // The healed screen's tree does not describe the restored image.
     expect(before!.record.tree).toBeDefined();
     expect(after!.record.tree).toBeUndefined();
+    // So do the prompt masks located on it.
+    expect(before!.record.promptMasks).toHaveLength(1);
+    expect(after!.record.promptMasks).toBeUndefined();
     // The value before the heal was committed before review states: accepted, so nothing is pending here.
     expect(reviewOf(after!.record).state).toBe("accepted");
   });

@@ -99,6 +99,8 @@ export async function revertValue(store: Store, key: string, by: ReviewBy, seen?
     if (!previous!.review) delete restored.review; // it was stored before review states: accepted
     // A baseline's tree is of the healed screen, not the restored one: the restored value has none.
     if ("tree" in restored) delete restored.tree;
+    // Prompt masks were located on the healed screen; only those the previous value kept belong to it.
+    if ("promptMasks" in restored && !("promptMasks" in previous!)) delete restored.promptMasks;
     const schema = record.kind === "tap" ? TapRecordSchema : BaselineRecordSchema;
     return { key, action: "reverted", files: await restorePrevious(store, key, schema.parse(restored), previousImage) };
   });
