@@ -92,6 +92,7 @@ describe("accept and revert", () => {
     // The healed screen's tree does not describe the restored image.
     expect(before!.record.tree).toBeDefined();
     expect(after!.record.tree).toBeUndefined();
+    expect(after!.record.changed).toBeUndefined();
     // So do the prompt masks located on it.
     expect(before!.record.promptMasks).toHaveLength(1);
     expect(after!.record.promptMasks).toBeUndefined();

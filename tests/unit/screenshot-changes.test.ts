@@ -65,6 +65,7 @@ function cart(platform: "android" | "ios", change: Change = {}): FakeScene {
 function setup() {
   const channel = new ScriptedChannel({
     judge: () => ({ accept: true, varying: [], reason: "scripted: the cart", model: SCRIPTED_MODEL }),
+    compare: () => ({ realChange: false, reason: "scripted: a new banner", model: SCRIPTED_MODEL }),
   });
   configureAi({ channel, storageDir, mode: "auto", resultsDir: false, log: () => undefined });
 }
@@ -169,4 +170,22 @@ test("without a readable tree the message says so and keeps the pixel count and 
   expect((error as Error).message).toContain(
     "no element named: the page source is a web page's HTML (a web context), not the accessibility tree",
   );
+});
+
+test("a healed baseline keeps what its mismatch named, for the review page", async () => {
+  const device = phone("android");
+  const expect_ = createPlatformApi(fakeAdapter()).expect(fakeDriver(device));
+  await expect_.toMatchScreenshot("cart", "the cart");
+  device.scene = cart("android", { banner: true });
+  expect(await expect_.toMatchScreenshot("cart", "the cart", { autoHeal: true, timeout: 6_000 })).toMatchObject({
+    outcome: "healed",
+  });
+  const file = path.join(storageDir, "_ai_", "screenshots", "android", "cart", "fake-phone-1_14.json");
+  const record = BaselineRecordSchema.parse(JSON.parse(await fs.readFile(file, "utf8")));
+  expect(record.changed).toBe(
+    "a new element 'Promo banner' (com.shop:id/promo) appeared at y=100; " +
+      "'Checkout' (com.shop:id/checkout) and 1 other element moved down 150 px",
+  );
+  // The healed screen's tree is stored with it.
+  expect(record.tree?.elements.map((e) => e.attributes["resource-id"])).toContain("com.shop:id/promo");
 });

@@ -178,6 +178,8 @@ export const BaselineRecordSchema = z.object({
   tree: z
     .object({ elements: z.array(z.object({ attributes: z.record(z.string(), z.string()), bounds: BoxSchema })) })
     .optional(),
+  /** On a healed baseline: the changed elements the failed comparison named (docs/api.md, "What changed"). */
+  changed: z.string().optional(),
   /** Heals a person reverted (format 2). */
   rejected: z.array(RejectionSchema).optional(),
 });

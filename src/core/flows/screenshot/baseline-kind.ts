@@ -18,7 +18,7 @@ import { baselineKey } from "../../store/keys.js";
 import { BaselineRecordSchema, BaselineValueSchema, type BaselineRecord } from "../../store/records.js";
 import { baselineFingerprint } from "../../store/rejections.js";
 import { resolveMasks, withPromptMasks } from "./element-masks.js";
-import { withChangesNamed, withTree } from "./element-tree.js";
+import { withChangesNamed, withChangesOf, withTree } from "./element-tree.js";
 import type { ScreenshotParams } from "./input.js";
 import { healBaseline, learnBaseline } from "./judge.js";
 import { reportMismatch, useBaseline, useBaselineNow, type PixelMismatch, type ScreenshotDone } from "./pixel-check.js";
@@ -102,7 +102,7 @@ function baselineKind(
     heal: async (stored, mismatch) => {
       const resolved = await resolveMasks(call, params, stored);
       const healed = await healBaseline(call, { stored, mismatch, params: resolved }, place);
-      return withPromptMasks(call, params, await withTree(call, healed));
+      return withPromptMasks(call, params, await withTree(call, withChangesOf(mismatch, healed)));
     },
   };
 }

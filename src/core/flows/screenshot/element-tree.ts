@@ -86,7 +86,22 @@ export async function withChangesNamed(
     platform: call.device.platform,
     pixels: { before, after, masks },
   });
-  return named ? withText(used, `${named}; ${mismatch.text}`) : used;
+  if (!named) return used;
+  const withNames: NamedMismatch = { ...mismatch, text: `${named}; ${mismatch.text}`, named };
+  return { mismatch: withNames };
+}
+
+/** A mismatch whose changed elements were named. */
+type NamedMismatch = PixelMismatch & { named?: string };
+
+/** A healed baseline with the changes its mismatch named, for the review page (a `done` passes as is). */
+export function withChangesOf<V extends NewValue<BaselineRecord, unknown> | { done: unknown }>(
+  mismatch: PixelMismatch,
+  value: V,
+): V {
+  const { named } = mismatch as NamedMismatch;
+  if (!("fields" in value) || !named) return value;
+  return { ...value, fields: { ...value.fields, changed: named } };
 }
 
 function withText(used: { mismatch: PixelMismatch }, text: string): { mismatch: PixelMismatch } {
