@@ -5,6 +5,7 @@
 import type { Browser } from "webdriverio";
 import {
   DeviceError,
+  elementRects,
   imageSize,
   swipeActions,
   tapActions,
@@ -91,6 +92,12 @@ export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
         },
         screenshot,
         pageSource: () => domPageSource(driver, profile.platform, scale),
+        async elementRects(targets) {
+          // The kit's lookup (driver.$ and W3C getElementRect); a web element's rect is measured from the
+          // document's corner, so the page's scroll offset plays the app window's origin.
+          const scroll = await driver.execute(() => ({ x: -window.scrollX, y: -window.scrollY }));
+          return elementRects(driver, targets, { scale, origin: scroll });
+        },
         async tap(point: Point) {
           await touchTap(driver, Math.round(point.x / scale), Math.round(point.y / scale));
         },

@@ -14,9 +14,19 @@ export type Screen = (typeof SCREENS)[number];
  * (tests/e2e/heal-ladder.test.ts) change one thing each: `banner` inserts a promotion banner above
  * the content (Checkout moves down, unchanged); `grown` lists two more cart rows (Checkout moves
  * down, unchanged); `restyled` recolours Checkout in its place; `twins` adds a second, identical
- * Checkout button above the list (two equal buttons, neither at the old place).
+ * Checkout button above the list (two equal buttons, neither at the old place). `renamed` labels
+ * Checkout "Pay now" in its place (tests/e2e/changed-elements.test.ts).
  */
-export const VARIANTS = ["default", "redesign", "regression", "banner", "grown", "restyled", "twins"] as const;
+export const VARIANTS = [
+  "default",
+  "redesign",
+  "regression",
+  "banner",
+  "grown",
+  "restyled",
+  "twins",
+  "renamed",
+] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 /** What a page is rendered from. */
@@ -154,7 +164,7 @@ function cart({ variant, seed }: PageOptions, query: string): string {
   const { balance, date, time } = varyingValues(seed);
   const href = `/checkout?${query}`;
   const checkoutLink = (classes: string) =>
-    `<a class="${classes}" href="${href}" data-testid="checkout-button" role="button">Checkout</a>`;
+    `<a class="${classes}" href="${href}" data-testid="checkout-button" role="button">${variant === "renamed" ? "Pay now" : "Checkout"}</a>`;
   const button = checkoutLink("button");
   const items = variant === "grown" ? [...ITEMS, ...MORE_ITEMS] : ITEMS;
   const checkout =

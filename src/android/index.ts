@@ -32,6 +32,7 @@ export type {
   TapResult,
   HealRungs,
   ScreenshotOptions,
+  MaskEntry,
   ScreenshotResult,
   ScrollOptions,
   ScrollDirection,

@@ -3,6 +3,7 @@ import type { AdapterNote, DescribedDevice, DeviceAdapter, DeviceSession } from 
 import { DeviceError } from "../core/ground/errors.js";
 import { contains, type Point, type Rect } from "../core/ground/geometry.js";
 import { performSwipe, performTap, toTapUnits } from "./actions.js";
+import { elementRects } from "./element-rects.js";
 import { takePng } from "./readings.js";
 import {
   assertAppiumSession,
@@ -65,6 +66,15 @@ export function appiumAdapter(
         },
         screenshot: () => takePng(driver),
         ...(typeof driver.getPageSource === "function" ? { pageSource: () => nativePageSource(driver) } : {}),
+        ...(typeof driver.$ === "function" && typeof driver.getElementRect === "function"
+          ? {
+              async elementRects(targets) {
+                if (!last) throw new DeviceError("elementRects before describe: the engine describes a session first.");
+                await assertNativeContext(driver, need);
+                return elementRects(driver, targets, { scale: last.device.scale, origin: last.tapOrigin });
+              },
+            }
+          : {}),
         async tap(point) {
           if (!last) throw new DeviceError("tap before describe: the engine describes a session before it taps.");
           await assertNativeContext(driver, need);

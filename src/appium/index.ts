@@ -9,3 +9,4 @@ export * from "./session.js";
 export * from "./readings.js";
 export * from "./actions.js";
 export * from "./adapter.js";
+export * from "./element-rects.js";

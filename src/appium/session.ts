@@ -18,6 +18,10 @@ export type AppiumSession = Pick<
   getPageSource?(): Promise<string>;
   /** Appium's `GET /context` (`NATIVE_APP`, `WEBVIEW_<id>`, `CHROMIUM`); sessions without it are taken as native. */
   getAppiumContext?(): Promise<unknown>;
+  /** Finds an element (`toMatchScreenshot`'s selector masks); a session without it has no element masks. */
+  $?: Browser["$"];
+  /** W3C `GET /element/{id}/rect`, in tap units from the app window's origin. */
+  getElementRect?: Browser["getElementRect"];
 };
 
 const SESSION_METHODS = ["execute", "getWindowRect", "takeScreenshot", "performActions", "releaseActions"] as const;

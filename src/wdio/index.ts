@@ -36,6 +36,7 @@ export type {
   TapResult,
   HealRungs,
   ScreenshotOptions,
+  MaskEntry,
   ScreenshotResult,
   ScrollOptions,
   ScrollDirection,

@@ -124,6 +124,11 @@ async function writeBaseline(
       ...record,
       imageSha256: sha256(image),
       reason: "the redesign moved the checkout button; no real change",
+      changed: "'Checkout' (checkout) moved down 150 px",
+      promptMasks: [{ prompt: "the promo banner", box: { x: 0, y: 100, width: 360, height: 40 } }],
+      tree: {
+        elements: [{ attributes: { "resource-id": "checkout" }, bounds: { x: 40, y: 520, width: 280, height: 56 } }],
+      },
       storedAt: new Date(Date.now() - DAY).toISOString(),
       previous,
       review: { state: "pending" },

@@ -89,6 +89,13 @@ describe("accept and revert", () => {
     expect(after!.image.equals(previousPng!)).toBe(true);
     expect(after!.record.imageSha256).toBe(before!.record.previous!.imageSha256);
     expect(after!.record.rejected).toHaveLength(1);
+    // The healed screen's tree does not describe the restored image.
+    expect(before!.record.tree).toBeDefined();
+    expect(after!.record.tree).toBeUndefined();
+    expect(after!.record.changed).toBeUndefined();
+    // So do the prompt masks located on it.
+    expect(before!.record.promptMasks).toHaveLength(1);
+    expect(after!.record.promptMasks).toBeUndefined();
     // The value before the heal was committed before review states: accepted, so nothing is pending here.
     expect(reviewOf(after!.record).state).toBe("accepted");
   });

@@ -70,6 +70,11 @@ export interface DoubleScript {
   pageSource?: string;
   /** Where pointer moves are accepted (Espresso's displayMetrics); others fail with "move target out of bounds". */
   actionBounds?: Rect;
+  /**
+   * Elements `$(selector)` finds, by selector: their `getElementRect` in the driver's units, measured from the
+   * app's frame as its actions are (see {@link AppiumDriverDouble.$}); an Error is thrown by `getElementRect`.
+   */
+  elements?: Record<string, Rect | Error>;
 }
 
 /** A W3C error as WebdriverIO surfaces it: an Error whose name is the W3C error code. */
@@ -187,6 +192,29 @@ export class AppiumDriverDouble implements AppiumSession {
 
   async releaseActions(): Promise<void> {
     this.calls.push("releaseActions");
+  }
+
+  /**
+   * `driver.$(selector)` as WebdriverIO 9 resolves it: an element with its `elementId`, or, when the driver
+   * answers W3C "no such element", an element without one that keeps the error body in `error`
+   * (webdriverio build getElement: `client.error = res`).
+   */
+  readonly $ = (async (selector: string) => {
+    this.calls.push(`$ ${selector}`);
+    if (this.script.elements && Object.hasOwn(this.script.elements, selector)) {
+      return { selector, elementId: `element-${selector}` };
+    }
+    const message = `An element could not be located on the page using the given search parameters.`;
+    return { selector, error: { error: "no such element", message } };
+  }) as unknown as NonNullable<AppiumSession["$"]>;
+
+  /** W3C Get Element Rect: `{ x, y, width, height }` in the driver's units. */
+  async getElementRect(elementId: string): Promise<Rect> {
+    this.calls.push(`getElementRect ${elementId}`);
+    const rect = this.script.elements?.[elementId.slice("element-".length)];
+    if (!rect) throw w3cError("stale element reference", `The element '${elementId}' does not exist in DOM anymore`);
+    if (rect instanceof Error) throw rect;
+    return { ...rect };
   }
 
   /** How many times a command was received. */

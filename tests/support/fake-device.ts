@@ -70,6 +70,8 @@ export class FakeDevice {
   pageSource: "scene" | (() => Promise<string>) | undefined;
   /** Page sources served. */
   pageSources = 0;
+  /** Elements looked up for masks. */
+  elementLookups = 0;
   /** Scenes to show for the next screenshots before `scene` (a screen still loading). */
   loading: FakeScene[] = [];
   private cache = new Map<string, Buffer>();
@@ -216,6 +218,15 @@ export function fakeAdapter(platform: "android" | "ios" = "android"): DeviceAdap
           device.tap(point);
         },
         ...(device.pageSource ? { pageSource: () => device.readPageSource() } : {}),
+        // Selectors are `~<element id>` (an accessibility id); a held element is `{ elementId }`.
+        async elementRects(targets) {
+          device.elementLookups += targets.length;
+          return targets.map((t) => {
+            const id = "selector" in t ? t.selector.replace(/^~/, "") : (t.element as { elementId?: string }).elementId;
+            const found = device.scene.elements.find((e) => e.id === id);
+            return found ? { x: found.x, y: found.y, width: found.width, height: found.height } : null;
+          });
+        },
       };
     },
   };

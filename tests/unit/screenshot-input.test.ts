@@ -89,6 +89,7 @@ describe("options", () => {
         maxDiffPixels: undefined,
         maxDiffPixelRatio: undefined,
         mask: [],
+        byElement: { elements: [], prompts: [] },
       },
       timeout: 30_000,
       signal: undefined,
@@ -101,7 +102,15 @@ describe("options", () => {
     [{ maxDiffPixels: 2.5 }, "maxDiffPixels must be a whole number of pixels, 0 or more; got 2.5"],
     [{ maxDiffPixels: -1 }, "maxDiffPixels must be a whole number"],
     [{ maxDiffPixelRatio: "1%" }, "maxDiffPixelRatio must be a number from 0 to 1; got 1%"],
-    [{ mask: { x: 0 } }, "mask must be an array of boxes in screenshot pixels"],
+    [{ mask: { x: 0 } }, "mask must be an array of boxes, selectors, elements or prompts"],
+    [{ mask: [{ x: 0 }] }, "mask[0] must be a box { x, y, width, height } in screenshot pixels"],
+    [{ mask: [" "] }, 'mask[0] is an empty selector; give one driver.$() accepts, e.g. "~price"'],
+    [{ mask: [42] }, "mask[0] must be a box, a selector, a WebdriverIO element"],
+    [{ mask: [{ selector: "~a", optinal: true }] }, "mask[0] has unknown key optinal; it takes selector and optional"],
+    [{ mask: [{ selector: "~a", optional: "yes" }] }, "mask[0].optional must be true or false"],
+    [{ mask: [{ element: { id: 3 } }] }, "mask[0].element must be a WebdriverIO element"],
+    [{ mask: [{ prompt: "" }] }, "mask[0].prompt must be a non-empty text"],
+    [{ mask: [{ prompt: "the date" }, { prompt: "the date" }] }, 'mask[1]: the prompt "the date" is listed twice'],
     [
       {
         mask: [
@@ -124,6 +133,23 @@ describe("options", () => {
       expect.objectContaining({ threshold: 0, maxDiffPixels: 0, maxDiffPixelRatio: 0.5, mask, autoHeal: true }),
     );
   });
+});
+
+test("masks of every form are sorted by when they are resolved", () => {
+  const box = { x: 0, y: 10, width: 20, height: 30 };
+  const awaited = { elementId: "e-1", selector: "~banner" };
+  // driver.$() not awaited: a promise that carries its selector.
+  const pending = Object.assign(Promise.resolve(awaited), { selector: "~banner" });
+  const mask = [box, "~price", awaited, pending, { selector: "~promo", optional: true }, { prompt: "the date" }];
+  const { params } = checkScreenshotInput("cart", "the cart", { mask });
+  expect(params.mask).toEqual([box]);
+  expect(params.byElement.elements).toEqual([
+    { target: { selector: "~price" }, optional: false, label: 'mask[1] ("~price")' },
+    { target: { element: awaited }, optional: false, label: 'mask[2] (element "~banner")' },
+    { target: { element: pending }, optional: false, label: 'mask[3] (element "~banner")' },
+    { target: { selector: "~promo" }, optional: true, label: 'mask[4] ("~promo")' },
+  ]);
+  expect(params.byElement.prompts).toEqual([{ prompt: "the date", optional: false }]);
 });
 
 describe("allowance (as Playwright's toHaveScreenshot)", () => {

@@ -97,6 +97,11 @@ export async function revertValue(store: Store, key: string, by: ReviewBy, seen?
       rejected: [...(record.rejected ?? []), await rejectionOf(record, stored.image, by)],
     };
     if (!previous!.review) delete restored.review; // it was stored before review states: accepted
+    // A baseline's tree and named changes are of the healed screen, not the restored one.
+    if ("tree" in restored) delete restored.tree;
+    if ("changed" in restored) delete restored.changed;
+    // Prompt masks were located on the healed screen; only those the previous value kept belong to it.
+    if ("promptMasks" in restored && !("promptMasks" in previous!)) delete restored.promptMasks;
     const schema = record.kind === "tap" ? TapRecordSchema : BaselineRecordSchema;
     return { key, action: "reverted", files: await restorePrevious(store, key, schema.parse(restored), previousImage) };
   });

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { DeviceError } from "../ground/errors.js";
-import type { Point } from "../ground/geometry.js";
+import type { Point, Rect } from "../ground/geometry.js";
 
 export type { Point, Rect, Size } from "../ground/geometry.js";
 
@@ -114,7 +114,20 @@ export interface DeviceSession {
    * points) on iOS. Optional: without it the heal ladder skips its accessibility rung (docs/heal.md).
    */
   pageSource?(): Promise<string>;
+
+  /**
+   * Optional: where elements are now, in screenshot pixels of the screen last described (the
+   * session converts from its units and window origin as it does for `tap`); `null` for a target
+   * that matches no element. Needed by `toMatchScreenshot`'s selector and element masks only.
+   */
+  elementRects?(targets: ElementTarget[]): Promise<(Rect | null)[]>;
 }
+
+/**
+ * An element a mask names: a selector the driver finds (for WebdriverIO, anything `driver.$()`
+ * accepts), or an element object the test already holds (a WebdriverIO element, awaited or not).
+ */
+export type ElementTarget = { selector: string } | { element: object };
 
 /**
  * A platform adapter: turns a driver (for the Appium adapters, a WebdriverIO `Browser`) into a

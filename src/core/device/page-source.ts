@@ -241,6 +241,16 @@ export function findElement(
   return ambiguous ?? { kind: "none" };
 }
 
+/** An element's accessibility id, first text and class, as the platform's driver names them (each may be absent). */
+export function namesOf(
+  element: Pick<A11yElement, "attributes">,
+  platform: Platform,
+): { id?: string; text?: string; cls?: string } {
+  const a = element.attributes;
+  const text = TEXT_ATTRIBUTES[platform].map((n) => a[n]).find((v) => v !== undefined);
+  return { id: a[ID_ATTRIBUTES[platform]], text, cls: a[CLASS_ATTRIBUTES[platform]] };
+}
+
 /** `resource-id="x", class="y"`, for log lines and model prompts. */
 export function describeAttributes(attributes: Record<string, string>, names = Object.keys(attributes)): string {
   return names.map((n) => `${n}=${JSON.stringify(attributes[n])}`).join(", ");

@@ -1,11 +1,12 @@
 /* Options and results of the public calls, and the checks every call runs on its input first. */
-import type { Box } from "../model/contract.js";
 import type { Point } from "../device/description.js";
 import { checkBoolean, checkKnownOptions } from "../ground/checks.js";
 import type { ScrollOptions } from "../flows/tap/scroll/options.js";
+import type { MaskEntry } from "../flows/screenshot/mask-entries.js";
 
 export type { ScrollOptions } from "../flows/tap/scroll/options.js";
 export type { ScrollDirection } from "../flows/tap/scroll/geometry.js";
+export type { MaskEntry, MaskElement, PromptMask } from "../flows/screenshot/mask-entries.js";
 
 /** Options of `tap`. */
 export interface TapOptions {
@@ -83,8 +84,13 @@ export interface ScreenshotOptions {
   maxDiffPixels?: number;
   /** Differing pixels allowed as a ratio of all the screenshot's pixels, 0-1. Default 0.001 (0.1%) if neither set. */
   maxDiffPixelRatio?: number;
-  /** Extra regions to ignore, in screenshot pixels, on top of the system bars and the stored varying regions. */
-  mask?: Box[];
+  /**
+   * Extra regions to ignore, on top of the system bars and the stored varying regions (docs/api.md,
+   * "Masks"): boxes in screenshot pixels; selectors (`"~price"`, anything `driver.$()` accepts) and
+   * WebdriverIO elements, found again at every comparison; `{ selector | element, optional: true }`
+   * for one that may be absent; `{ prompt }`, located by the model when the baseline is judged.
+   */
+  mask?: MaskEntry[];
 }
 
 /** What `toMatchScreenshot` did. */

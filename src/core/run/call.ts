@@ -16,10 +16,10 @@ import type { Artifact } from "../ground/artifacts.js";
 import type { CallLog } from "./call-log.js";
 import type { ModelPrice, ResolvedConfig } from "../config/config.js";
 import { claimAiCall } from "./budget.js";
-import type { Deadline } from "../ground/deadline.js";
+import { untilAborted, type Deadline } from "../ground/deadline.js";
 import { applyTarget, type DescribedDevice, type DeviceDescription } from "../device/description.js";
-import type { Point } from "../ground/geometry.js";
-import type { Swipe } from "../device/description.js";
+import type { Point, Rect } from "../ground/geometry.js";
+import type { ElementTarget, Swipe } from "../device/description.js";
 import { imageSize } from "../pixels/images.js";
 import { redact } from "../ground/secrets.js";
 import type { OpenedDevice } from "./opened-device.js";
@@ -99,6 +99,13 @@ export class Call {
     this.deadline.throwIfAborted();
     this.screenPageSource = undefined;
     await this.opened.swipe(swipe);
+  }
+
+  /** Where the targets' elements are now, in screenshot pixels; `null` for one not found. */
+  async elementRects(targets: ElementTarget[]): Promise<(Rect | null)[]> {
+    this.deadline.throwIfAborted();
+    // The driver's element lookups do not outlive the call: they end with its deadline.
+    return targets.length ? untilAborted(this.opened.elementRects(targets), this.deadline.signal) : [];
   }
 
   /**

@@ -2,9 +2,9 @@
  * A device session with its description cached: described once per session, and again
  * when a screenshot's size shows the screen changed (a rotation).
  */
-import type { AdapterNote, DescribedDevice, DeviceSession } from "../device/description.js";
+import type { AdapterNote, DescribedDevice, DeviceSession, ElementTarget } from "../device/description.js";
 import { DeviceError } from "../ground/errors.js";
-import type { Point } from "../ground/geometry.js";
+import type { Point, Rect } from "../ground/geometry.js";
 import type { Swipe } from "../device/description.js";
 import { imageSize } from "../pixels/images.js";
 
@@ -58,5 +58,17 @@ export class OpenedDevice {
   get pageSource(): (() => Promise<string>) | undefined {
     const session = this.session;
     return session.pageSource ? () => session.pageSource!() : undefined;
+  }
+
+  /** Where the targets' elements are now; a DeviceError saying so when the session cannot tell (docs/devices.md). */
+  elementRects(targets: ElementTarget[]): Promise<(Rect | null)[]> {
+    if (typeof this.session.elementRects !== "function") {
+      throw new DeviceError(
+        "toMatchScreenshot's selector and element masks need a device session that can find elements, and this " +
+          "adapter's session has no elementRects() method. Add elementRects(targets) to the adapter's " +
+          "DeviceSession (docs/devices.md), or pass masks as boxes in screenshot pixels.",
+      );
+    }
+    return this.session.elementRects(targets);
   }
 }

@@ -154,6 +154,8 @@ export const BaselineValueSchema = z.object({
   prompt: z.string(),
   /** Regions that vary between runs, masked in comparisons (screenshot pixels). */
   varying: z.array(BoxSchema),
+  /** `{ prompt }` masks the model located when it judged (docs/storage.md); no box: an optional one not found. */
+  promptMasks: z.array(z.object({ prompt: z.string().min(1), box: BoxSchema.optional() })).optional(),
   model: z.string(),
   reason: z.string(),
   imageSha256: z.string(),
@@ -169,6 +171,15 @@ export const BaselineRecordSchema = z.object({
   ...BaselineValueSchema.shape,
   createdAt: IsoDate,
   previous: BaselineValueSchema.optional(),
+  /**
+   * The screen's accessibility elements that have an id or a text, read from the page source when the
+   * baseline was stored, bounds in screenshot pixels (docs/storage.md); absent where none could be read.
+   */
+  tree: z
+    .object({ elements: z.array(z.object({ attributes: z.record(z.string(), z.string()), bounds: BoxSchema })) })
+    .optional(),
+  /** On a healed baseline: the changed elements the failed comparison named (docs/api.md, "What changed"). */
+  changed: z.string().optional(),
   /** Heals a person reverted (format 2). */
   rejected: z.array(RejectionSchema).optional(),
 });

@@ -6,7 +6,9 @@
  * wires the baseline's parts into a `StoredKind`:
  * - pixel-check.ts: the comparison that decides a baseline, and its failure report;
  * - judge.ts: what the model decides (a first baseline, a heal);
- * - input.ts: the call's checked arguments.
+ * - input.ts: the call's checked arguments;
+ * - element-masks.ts: selector, element and prompt masks turned into boxes;
+ * - element-tree.ts: the accessibility tree stored with a baseline, and what changed on a mismatch.
  */
 import { screenOf } from "../../device/description.js";
 import { NotStoredError, ScreenshotMismatchError } from "../../ground/errors.js";
@@ -15,6 +17,8 @@ import { runStored, type Done, type StoredKind } from "../../run/lifecycle.js";
 import { baselineKey } from "../../store/keys.js";
 import { BaselineRecordSchema, BaselineValueSchema, type BaselineRecord } from "../../store/records.js";
 import { baselineFingerprint } from "../../store/rejections.js";
+import { resolveMasks, withPromptMasks } from "./element-masks.js";
+import { withChangesNamed, withChangesOf, withTree } from "./element-tree.js";
 import type { ScreenshotParams } from "./input.js";
 import { healBaseline, learnBaseline } from "./judge.js";
 import { reportMismatch, useBaseline, useBaselineNow, type PixelMismatch, type ScreenshotDone } from "./pixel-check.js";
@@ -58,9 +62,15 @@ function baselineKind(
       );
     },
 
-    use: (stored, until) => useBaseline(call, stored, { params, until, healing }),
+    // Selector and element masks are found again at every comparison (element-masks.ts).
+    use: async (stored, until) => {
+      const resolved = await resolveMasks(call, params, stored);
+      return withChangesNamed(call, stored, until, (end) =>
+        useBaseline(call, stored, { params: resolved, until: end, healing }),
+      );
+    },
 
-    useNow: (stored) => useBaselineNow(call, stored, params),
+    useNow: async (stored) => useBaselineNow(call, stored, await resolveMasks(call, params, stored)),
 
     async healsTo(mismatch) {
       return baselineFingerprint(mismatch.shot.raw, call.device);
@@ -82,8 +92,17 @@ function baselineKind(
       );
     },
 
-    learn: () => learnBaseline(call, params, place),
+    learn: async () =>
+      withPromptMasks(
+        call,
+        params,
+        await withTree(call, await learnBaseline(call, await resolveMasks(call, params, null), place)),
+      ),
 
-    heal: (stored, mismatch) => healBaseline(call, { stored, mismatch, params }, place),
+    heal: async (stored, mismatch) => {
+      const resolved = await resolveMasks(call, params, stored);
+      const healed = await healBaseline(call, { stored, mismatch, params: resolved }, place);
+      return withPromptMasks(call, params, await withTree(call, withChangesOf(mismatch, healed)));
+    },
   };
 }

@@ -2,7 +2,7 @@
  * The arguments of `toMatchScreenshot`, checked before any device or model call, and the
  * allowance of differing pixels they set (as Playwright's `toHaveScreenshot` combines them).
  */
-import { BoxSchema, type Box } from "../../model/contract.js";
+import type { Box } from "../../model/contract.js";
 import { InputError } from "../../ground/errors.js";
 import {
   checkBoolean,
@@ -13,6 +13,7 @@ import {
   checkText,
   checkTimeout,
 } from "../../ground/checks.js";
+import { checkMaskEntries, type CheckedMasks } from "./mask-entries.js";
 import { baselineNameProblem, suggestBaselineName } from "../../store/keys.js";
 
 export const DEFAULT_THRESHOLD = 0.1;
@@ -27,8 +28,10 @@ export interface ScreenshotParams {
   /** As given; `undefined` when not set (see {@link allowedDiffPixels}). */
   maxDiffPixels: number | undefined;
   maxDiffPixelRatio: number | undefined;
-  /** The caller's extra masks. */
+  /** The caller's extra masks as boxes; after src/core/flows/screenshot/element-masks.ts resolved them, with the rest's. */
   mask: Box[];
+  /** The caller's selector, element and prompt masks (src/core/flows/screenshot/mask-entries.ts). */
+  byElement: Omit<CheckedMasks, "boxes">;
 }
 
 const SCREENSHOT_OPTIONS = ["autoHeal", "timeout", "signal", "threshold", "maxDiffPixels", "maxDiffPixelRatio", "mask"];
@@ -44,7 +47,7 @@ export function checkScreenshotInput(name: unknown, prompt: unknown, options: un
     maxDiffPixels: opts.maxDiffPixels === undefined ? undefined : checkCount(opts.maxDiffPixels, "maxDiffPixels", 0),
     maxDiffPixelRatio:
       opts.maxDiffPixelRatio === undefined ? undefined : checkRatio(opts.maxDiffPixelRatio, "maxDiffPixelRatio", 0),
-    mask: checkMasks(opts.mask),
+    ...checkMasks(opts.mask),
   };
   return { params, timeout: checkTimeout(opts.timeout), signal: checkSignal(opts.signal) };
 }
@@ -65,22 +68,9 @@ function checkName(value: unknown): string {
   );
 }
 
-function checkMasks(value: unknown): Box[] {
-  if (value === undefined) return [];
-  const example = "[{ x: 0, y: 300, width: 1080, height: 120 }]";
-  if (!Array.isArray(value)) {
-    throw new InputError(`mask must be an array of boxes in screenshot pixels, e.g. ${example}; got ${String(value)}.`);
-  }
-  return value.map((box: unknown, i) => {
-    const parsed = BoxSchema.safeParse(box);
-    if (!parsed.success) {
-      throw new InputError(
-        `mask[${i}] must be a box { x, y, width, height } in screenshot pixels (x and y 0 or more, width and ` +
-          `height more than 0), e.g. ${example}; got ${JSON.stringify(box)}.`,
-      );
-    }
-    return parsed.data;
-  });
+function checkMasks(value: unknown): Pick<ScreenshotParams, "mask" | "byElement"> {
+  const { boxes, ...byElement } = checkMaskEntries(value);
+  return { mask: boxes, byElement };
 }
 
 /**

@@ -1,0 +1,102 @@
+/**
+ * Where the elements of selector and element masks are, in screenshot pixels: found with the
+ * session's `$()` and measured with `getElementRect` (W3C `GET /element/{id}/rect`), whose
+ * rectangle is in tap units measured from the app window's origin (UiAutomator2: pixels;
+ * XCUITest: points), as the driver takes taps (src/appium/adapter.ts `Reading`).
+ */
+import type { ElementTarget } from "../core/device/description.js";
+import { DeviceError } from "../core/ground/errors.js";
+import type { Point, Rect } from "../core/ground/geometry.js";
+import { reason } from "./readings.js";
+import type { AppiumSession } from "./session.js";
+
+/** What converts the driver's rectangles: the device's scale and the app window's origin (tap units). */
+export interface RectUnits {
+  scale: number;
+  origin?: Point;
+}
+
+/** The slice of a WebdriverIO element read here. */
+interface FoundElement {
+  elementId?: string;
+  selector?: unknown;
+  error?: unknown;
+}
+
+/** Each target's rectangle in screenshot pixels, `null` when no element matches it. */
+export async function elementRects(
+  driver: AppiumSession,
+  targets: ElementTarget[],
+  units: RectUnits,
+): Promise<(Rect | null)[]> {
+  const rects: (Rect | null)[] = [];
+  // One at a time: a driver serves one command per session at a time anyway.
+  for (const target of targets) rects.push(await rectOf(driver, target, units));
+  return rects;
+}
+
+async function rectOf(driver: AppiumSession, target: ElementTarget, units: RectUnits): Promise<Rect | null> {
+  const what = "selector" in target ? `the selector ${JSON.stringify(target.selector)}` : "the mask's element";
+  try {
+    const held = "element" in target ? await resolved(target.element) : undefined;
+    let id = "selector" in target ? await find(driver, target.selector) : held?.elementId;
+    let rect = id ? await measure(driver, id) : null;
+    // An element the test found earlier may be stale (the screen was redrawn): find it again by its selector.
+    if (!rect && typeof held?.selector === "string") {
+      id = await find(driver, held.selector);
+      rect = id ? await measure(driver, id) : null;
+    }
+    if (!rect) return null;
+    const origin = units.origin ?? { x: 0, y: 0 };
+    return {
+      x: (rect.x + origin.x) * units.scale,
+      y: (rect.y + origin.y) * units.scale,
+      width: rect.width * units.scale,
+      height: rect.height * units.scale,
+    };
+  } catch (error) {
+    throw new DeviceError(`Finding ${what} for a mask failed: ${errorText(error)}`, { cause: error });
+  }
+}
+
+/** The element id `driver.$(selector)` finds, `undefined` when none matches. */
+async function find(driver: AppiumSession, selector: string): Promise<string | undefined> {
+  const found = (await driver.$!(selector)) as unknown as FoundElement;
+  if (found.elementId) return found.elementId;
+  if (found.error && !isNotFound(found.error)) throw new Error(errorText(found.error));
+  return undefined;
+}
+
+/** The element itself: not awaited by the test, `driver.$()`'s result is a promise of it. */
+async function resolved(element: object): Promise<FoundElement | undefined> {
+  const found = (await (element as PromiseLike<FoundElement> | FoundElement)) as FoundElement | undefined;
+  return found && typeof found === "object" ? found : undefined;
+}
+
+/** The element's rectangle in tap units, `null` when it is gone (stale or no longer there). */
+async function measure(driver: AppiumSession, id: string): Promise<Rect | null> {
+  try {
+    const { x, y, width, height } = await driver.getElementRect!(id);
+    return [x, y, width, height].every(Number.isFinite) ? { x, y, width, height } : null;
+  } catch (error) {
+    if (isNotFound(error) || /stale element/i.test(codeAndText(error))) return null;
+    throw error;
+  }
+}
+
+// WebdriverIO's own test for a missing element (its isElementNotFoundAgain) reads the message this way.
+function isNotFound(error: unknown): boolean {
+  return /no such element|could not be located|unable to find/i.test(codeAndText(error));
+}
+
+/** The W3C code too: WebdriverIO names an Error after it (`stale element reference`, `no such element`). */
+function codeAndText(error: unknown): string {
+  return `${error instanceof Error ? error.name : ""} ${errorText(error)}`;
+}
+
+/** An Error's message, or, for the W3C error body WebdriverIO keeps on an element not found, its `error` and `message`. */
+function errorText(error: unknown): string {
+  if (error instanceof Error || !error || typeof error !== "object") return reason(error);
+  const body = error as { error?: unknown; message?: unknown };
+  return [body.error, body.message].filter((v) => typeof v === "string").join(": ") || JSON.stringify(error);
+}
