@@ -1,4 +1,4 @@
-/**
+/*
  * Where the elements of selector and element masks are, in screenshot pixels: found with the
  * session's `$()` and measured with `getElementRect` (W3C `GET /element/{id}/rect`), whose
  * rectangle is in tap units measured from the app window's origin (UiAutomator2: pixels;

@@ -1,4 +1,4 @@
-/**
+/*
  * What the Android and iOS adapters share (docs/design.md section 2): the slice of a WebdriverIO
  * session they use, session checks, reading capabilities, screenshots and their size, trying
  * sources in order with notes, and the W3C touch actions of taps and swipes. Platform details

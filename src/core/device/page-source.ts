@@ -1,4 +1,4 @@
-/**
+/*
  * The accessibility evidence of the heal ladder (docs/heal.md): the driver's page source read
  * once, capped in size and time, parsed into the elements a user can see, with their stable
  * attributes and bounds in screenshot pixels clipped to the screen. A page source that is

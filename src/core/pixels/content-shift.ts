@@ -1,4 +1,4 @@
-/**
+/*
  * Whether a screenshot's content moved vertically against its baseline (docs/heal.md, "Screenshot
  * baselines"): a report for the mismatch message only, never part of the verdict.
  *

@@ -1,4 +1,4 @@
-/**
+/*
  * Finding a stored crop on a scrolled screen: after a swipe the element may sit a row higher or
  * lower than when it was learned (the list has a row more or fewer), so the crop is looked for
  * along the scroll axis, not only at its stored place. Rows (or columns) are matched by their

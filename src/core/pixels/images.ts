@@ -1,4 +1,4 @@
-/**
+/*
  * Image operations: sharp decodes, crops, resizes and encodes; pixelmatch compares.
  * Raw images are RGBA, 4 bytes a pixel.
  */

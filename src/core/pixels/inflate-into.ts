@@ -1,4 +1,4 @@
-/**
+/*
  * The one place tapshot uses a Node internal: inflating a zlib stream into a buffer the caller
  * owns. No public Node API does that; Node's own zlib calls hand out a new buffer for every
  * 16-256 KB of output, whose collection cost more than the inflating (docs/design.md section 5).

@@ -1,4 +1,4 @@
-/**
+/*
  * Counting differing pixels with pixelmatch's metric (its YIQ colour distance, checkerboard
  * blending of transparent pixels and anti-aliasing detector, so counts equal pixelmatch's on
  * the same pair) without copying either image, and stopping once the verdict is known.

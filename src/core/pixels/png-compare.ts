@@ -1,4 +1,4 @@
-/**
+/*
  * Comparing two PNGs row by row as zlib inflates them, with pixelmatch's count
  * (src/core/pixels/pixel-diff.ts), and stopping as soon as the verdict is known: a very different
  * screen is decided near its first differing rows, not after two whole decodes.

@@ -1,4 +1,4 @@
-/**
+/*
  * Decoding a PNG's rows from the top down to a given row, and no further: the pixel data is
  * inflated chunk by chunk and inflating stops once the last wanted row is out. Rows are then
  * unfiltered from the nearest row above the wanted ones whose filter does not read the row

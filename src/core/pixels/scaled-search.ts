@@ -1,4 +1,4 @@
-/**
+/*
  * A crop searched on a screen of another pixel density (docs/transfer.md): the crop resized by
  * each of a few scales in turn, searched on the whole screen outside the system bars
  * (src/core/pixels/moved-crop.ts), until one scale finds it.

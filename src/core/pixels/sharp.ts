@@ -1,4 +1,4 @@
-/**
+/*
  * sharp (libvips), loaded on first use. Loading it maps libvips and starts its thread pool, about
  * 25 MB of resident memory, and a replay of a stored tap never needs it: the crop is decoded by
  * src/core/pixels/png-rows.ts and compared by src/core/pixels/pixel-diff.ts. Every module that uses sharp

@@ -1,4 +1,4 @@
-/**
+/*
  * The run's model request budget (`maxAiCalls`, docs/configuration.md). Each request claims a
  * place before it is sent by appending one line to `<resultsDir>/<run>/ai-calls.log`; the line's
  * place in the file is the request's number in the run. Appends to one file are ordered by the

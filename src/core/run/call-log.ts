@@ -1,4 +1,4 @@
-/**
+/*
  * The record of one call in progress (its notes, model calls, artifacts) and the single log
  * entry it becomes. Only the engine finishes it, once, on success or failure (docs/design.md section 10).
  */

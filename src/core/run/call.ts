@@ -1,4 +1,4 @@
-/**
+/*
  * One tapshot call in progress: its configuration, deadline and device, and the model
  * requests, screenshots, taps and artifacts it makes. The engine makes it once the device is
  * described, and finishes its log entry (docs/design.md section 1).

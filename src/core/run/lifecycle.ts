@@ -1,4 +1,4 @@
-/**
+/*
  * The lifecycle of a stored value (docs/design.md section 4), one implementation for taps and
  * baselines. A {@link StoredKind} says what is specific to its kind: how a value is used on
  * the screen, learned and healed; this module decides when each happens, under which lock,

@@ -1,4 +1,4 @@
-/**
+/*
  * A device session with its description cached: described once per session, and again
  * when a screenshot's size shows the screen changed (a rotation).
  */

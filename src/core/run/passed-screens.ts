@@ -1,4 +1,4 @@
-/**
+/*
  * What a device session remembers between calls: for each comparison (a stored crop or baseline
  * with its masks and threshold), the last screenshot that passed it, as its length and SHA-256.
  * A later screenshot with the same bytes passes that comparison again without being decoded:

@@ -1,4 +1,4 @@
-/**
+/*
  * Screenshot baselines as stored values (docs/design.md section 5): the screen is compared with
  * the baseline stored for this name and device; the model judges a first one against the prompt
  * (and other devices' baselines) and re-assesses a mismatch to heal it. When each happens, and

@@ -1,4 +1,4 @@
-/**
+/*
  * Naming what changed (docs/api.md, "What changed"): a baseline stores the accessibility elements
  * of its screen that have an id or a text; on a mismatch the current screen's elements are
  * matched with them (by id, else by text and class) and the changes whose old or new place has

@@ -1,4 +1,4 @@
-/**
+/*
  * Masks by element (docs/api.md, "Masks"): selector and element masks are found on the device at
  * every comparison and turned into boxes in screenshot pixels; `{ prompt }` masks are located by
  * the model when a baseline is judged or healed, stored with it, and read back from the record.

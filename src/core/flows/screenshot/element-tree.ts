@@ -1,4 +1,4 @@
-/**
+/*
  * When the accessibility tree is read for a baseline (docs/storage.md, "The stored tree"): once
  * when a baseline is judged or healed (stored in the record's `tree`) and once when a comparison
  * fails (the changes are named first in the message, changed-elements.ts). Each read is the

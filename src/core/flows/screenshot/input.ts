@@ -1,4 +1,4 @@
-/**
+/*
  * The arguments of `toMatchScreenshot`, checked before any device or model call, and the
  * allowance of differing pixels they set (as Playwright's `toHaveScreenshot` combines them).
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * What the model decides about baselines (docs/design.md section 5): a first baseline is judged
  * against the prompt and other devices' baselines; a mismatch on a settled screen is compared
  * with the stored one, and anything but a real change becomes the baseline.

@@ -1,4 +1,4 @@
-/**
+/*
  * The forms a `toMatchScreenshot` mask entry takes (docs/api.md, "Masks"): a box in screenshot
  * pixels, a selector, an element the test holds, or a prompt the model locates when the baseline
  * is judged; checked before any device or model call.

@@ -1,4 +1,4 @@
-/**
+/*
  * The pixel comparison that decides a baseline (docs/design.md section 5): bytes first, then the
  * two PNGs row by row, then both decoded; a failure is counted in full, with its diff image.
  */

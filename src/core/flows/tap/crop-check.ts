@@ -1,4 +1,4 @@
-/**
+/*
  * The crop check that decides a tap's replay (docs/design.md section 5): the stored crop is
  * compared with the same rectangle of each screenshot, and a match taps the stored point.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * The cheap rungs of a tap's heal ladder (docs/heal.md): the stored crop searched for on the
  * whole screen, and the stored element in the page source. They heal without a model when the
  * evidence is unambiguous; otherwise what they found goes to the model as text.

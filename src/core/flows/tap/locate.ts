@@ -1,4 +1,4 @@
-/**
+/*
  * Asking the model where the element is, tapping it, and `verify` (docs/design.md section 5):
  * what a learn and a model heal of a tap share.
  */

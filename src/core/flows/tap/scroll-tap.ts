@@ -1,4 +1,4 @@
-/**
+/*
  * Taps that scroll to find their element (docs/api.md "Scrolling to find"): a replay repeats the
  * stored swipe and looks for the crop along the scroll axis; a learn or heal asks the model on
  * each settled screen. The swipes themselves are in ./scroll/.

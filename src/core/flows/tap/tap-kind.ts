@@ -1,4 +1,4 @@
-/**
+/*
  * Taps as stored values (docs/design.md section 5): a stored point is replayed once the crop
  * under it matches the screen; the model locates the element to learn or heal it. When each
  * happens, and how records are written, is the lifecycle's (src/core/run/lifecycle.ts). This

@@ -1,4 +1,4 @@
-/**
+/*
  * The evidence a transfer rests on and the rule that decides it (docs/transfer.md): the source
  * record's accessibility element in this device's page source, its crop searched at this
  * device's pixel density, and whether they agree.

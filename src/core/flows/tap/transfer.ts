@@ -1,4 +1,4 @@
-/**
+/*
  * Transfer (docs/transfer.md): a tap with nothing stored for this device, but stored on other
  * devices of the platform, tapped from their records without a model when the evidence is
  * unambiguous (src/core/flows/tap/transfer-evidence.ts), and stored like a learn, pending review.
