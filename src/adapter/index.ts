@@ -39,6 +39,7 @@ export type {
   ScreenshotOptions,
   ScreenshotResult,
   ScrollOptions,
+  SettleOptions,
   ScrollDirection,
 } from "../core/engine/options.js";
 export {

@@ -32,6 +32,7 @@ export type {
   ScreenshotOptions,
   ScreenshotResult,
   ScrollOptions,
+  SettleOptions,
   ScrollDirection,
 } from "../core/engine/options.js";
 export type { ScreenshotMatchers } from "../core/engine/engine.js";

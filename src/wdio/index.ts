@@ -40,6 +40,7 @@ export type {
   ScreenshotOptions,
   ScreenshotResult,
   ScrollOptions,
+  SettleOptions,
   ScrollDirection,
 } from "../core/engine/options.js";
 export * from "../core/ground/errors.js";

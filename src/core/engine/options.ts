@@ -4,7 +4,10 @@ import type { Point } from "../device/description.js";
 import { checkBoolean, checkKnownOptions } from "../ground/checks.js";
 import type { ScrollOptions } from "../flows/tap/scroll/options.js";
 
+import type { SettleOptions } from "../run/settle.js";
+
 export type { ScrollOptions } from "../flows/tap/scroll/options.js";
+export type { SettleOptions } from "../run/settle.js";
 export type { ScrollDirection } from "../flows/tap/scroll/geometry.js";
 
 /** Options of `tap`. */
@@ -24,6 +27,12 @@ export interface TapOptions {
   heal?: HealRungs;
   /** Total time budget of the call in ms (waiting for the screen, model calls, verify). Default 30000. */
   timeout?: number;
+  /**
+   * When a screen without the stored crop counts as final (docs/api.md "When a call fails"): once
+   * `shots` screenshots in a row are identical outside the system bars and stay so for `graceMs`,
+   * the tap fails (or heals) then. Default `{ shots: 2, graceMs: 1000 }`.
+   */
+  settle?: SettleOptions;
   /** Aborts the call. */
   signal?: AbortSignal;
   /**
@@ -63,13 +72,19 @@ export interface TapResult {
  */
 export interface ScreenshotOptions {
   /**
-   * When pixels still differ at half the time budget, ask the model (with the diff image)
+   * When pixels still differ once the screen has settled (or at half the time budget), ask the model (with the diff image)
    * whether it is a real change; if not, store the new baseline, keeping the previous one.
    * Ignored in mode `replay`.
    */
   autoHeal?: boolean;
   /** Total time budget of the call in ms (waiting for a stable or matching screen, model calls). Default 30000. */
   timeout?: number;
+  /**
+   * When a screen that does not match counts as final (docs/api.md "When a call fails"): once
+   * `shots` screenshots in a row are identical outside the masks and stay so for `graceMs`, the
+   * comparison fails (or heals) then, as Playwright's `toHaveScreenshot` does. Default `{ shots: 2, graceMs: 0 }`.
+   */
+  settle?: SettleOptions;
   /** Aborts the call. */
   signal?: AbortSignal;
   /** Per-pixel colour tolerance, 0 (exact) to 1 (anything); pixelmatch's `threshold`. Default 0.1. */

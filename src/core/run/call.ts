@@ -13,6 +13,8 @@ import type { Point } from "../ground/geometry.js";
 import type { Swipe } from "../device/description.js";
 import { imageSize } from "../pixels/images.js";
 import { redact } from "../ground/secrets.js";
+import { untilAborted } from "../ground/deadline.js";
+import { TimeoutError } from "../ground/errors.js";
 import type { OpenedDevice } from "./opened-device.js";
 import { readPageSource, type PageSourceReading } from "../device/page-source.js";
 import { deviceSlugs, slugify, type DeviceSlugs } from "../store/keys.js";
@@ -111,6 +113,27 @@ export class Call {
     const answer = await ask(channel, request, this.deadline.signal);
     this.log.countAnswer(answer.model, answer.usage);
     return answer;
+  }
+
+  /**
+   * Run `work`, the optional part of a failure (a diff image, a hint), only while the call's
+   * timeout has not passed and `needsMs` are left: otherwise, or once the timeout passes, `work` is
+   * left unfinished, noted as skipped, and `undefined` comes back, so a failure is thrown at its
+   * timeout, not after its report. A caller's abort still throws.
+   */
+  async whileTimeLeft<T>(what: string, work: () => Promise<T>, { needsMs = 0 } = {}): Promise<T | undefined> {
+    const skipped = () => {
+      this.note(`${what} skipped: the call's timeout was too close`);
+      return undefined;
+    };
+    // Synchronous work (a pixel count) cannot be cut off by the abort: it starts only if it can end in time.
+    if (this.deadline.remaining() <= needsMs) return skipped();
+    try {
+      return await untilAborted(work(), this.deadline.signal);
+    } catch (error) {
+      if (error instanceof TimeoutError && this.deadline.signal.reason === error) return skipped();
+      throw error;
+    }
   }
 
   /** Report one failure image to the configured reporter; a failing reporter is noted, not thrown. */

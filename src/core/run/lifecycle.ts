@@ -16,8 +16,10 @@
  *   as the mismatch it is, naming the rejection.
  */
 import { describeZodError } from "../ground/zod-errors.js";
+import { failureReserve } from "../ground/deadline.js";
 import type { z } from "zod";
 import type { Call } from "./call.js";
+import type { MismatchEnd } from "./stable-screen.js";
 import { screenOf, sameScreen } from "../device/description.js";
 import { HEALED_MESSAGE, type Outcome } from "../ground/log.js";
 import { createRecord, FORMAT, PENDING, readRecord, replaceRecord, sha256, type Stored } from "../store/records.js";
@@ -45,6 +47,8 @@ export interface Mismatch {
   text: string;
   /** Whether a heal can help (not when the screen changed size mid-call). */
   healable: boolean;
+  /** How the poll ended: the screen `settled` without matching, or was still changing at the `deadline`. */
+  ended?: MismatchEnd;
   /** Set when the heal was refused because a person rejected it: the kind's failure says so. */
   rejected?: string;
 }
@@ -179,7 +183,8 @@ async function useOrHeal<Rec extends StoredRecordBase, R, M extends Mismatch>(
   from: string,
 ): Promise<Done<R>> {
   const { call, key, kind } = run;
-  const until = kind.healing ? call.deadline.after("matchBeforeHeal") : call.deadline.end;
+  const { deadline } = call;
+  const until = kind.healing ? deadline.after("matchBeforeHeal") : deadline.end - failureReserve(deadline.remaining());
   const used = await kind.use(stored, until);
   if ("done" in used) return usedValue(call, from, used.done);
   if (!kind.healing || !used.mismatch.healable) return kind.fail(stored, used.mismatch);

@@ -11,6 +11,7 @@
 import { screenOf } from "../../device/description.js";
 import { NotStoredError, ScreenshotMismatchError } from "../../ground/errors.js";
 import type { Call } from "../../run/call.js";
+import { describeEnd } from "../../run/stable-screen.js";
 import { runStored, type Done, type StoredKind } from "../../run/lifecycle.js";
 import { baselineKey } from "../../store/keys.js";
 import { BaselineRecordSchema, BaselineValueSchema, type BaselineRecord } from "../../store/records.js";
@@ -58,7 +59,7 @@ function baselineKind(
       );
     },
 
-    use: (stored, until) => useBaseline(call, stored, { params, until, healing }),
+    use: (stored, until) => useBaseline(call, stored, { params, until }),
 
     useNow: (stored) => useBaselineNow(call, stored, params),
 
@@ -66,11 +67,11 @@ function baselineKind(
       return baselineFingerprint(mismatch.shot.raw, call.device);
     },
 
-    async fail(_stored, { text, baseline, shot, diffPixels, diffPng, rejected }) {
+    async fail(_stored, { text, baseline, shot, diffPixels, diffPng, rejected, ended }) {
       await reportMismatch(call, baseline, shot, diffPng);
       const hint = rejected
         ? `; ${rejected}. Fix the app; or, if the new screen is right after all, `
-        : `, still at the deadline. ` +
+        : `${describeEnd(ended, params.settle)}. ` +
           (params.autoHeal && call.config.mode === "replay"
             ? `autoHeal is off in mode "replay". `
             : `If the change is intended, run with { autoHeal: true } to let the model confirm it and update the baseline. `) +

@@ -13,6 +13,7 @@ import {
   checkText,
   checkTimeout,
 } from "../../ground/checks.js";
+import { checkSettle, DEFAULT_SETTLE, type SettleRule } from "../../run/settle.js";
 import { baselineNameProblem, suggestBaselineName } from "../../store/keys.js";
 
 export const DEFAULT_THRESHOLD = 0.1;
@@ -29,9 +30,20 @@ export interface ScreenshotParams {
   maxDiffPixelRatio: number | undefined;
   /** The caller's extra masks. */
   mask: Box[];
+  /** When a screen that does not match counts as final. */
+  settle: SettleRule;
 }
 
-const SCREENSHOT_OPTIONS = ["autoHeal", "timeout", "signal", "threshold", "maxDiffPixels", "maxDiffPixelRatio", "mask"];
+const SCREENSHOT_OPTIONS = [
+  "autoHeal",
+  "timeout",
+  "signal",
+  "threshold",
+  "maxDiffPixels",
+  "maxDiffPixelRatio",
+  "mask",
+  "settle",
+];
 
 /** Check every argument before any device or model call. */
 export function checkScreenshotInput(name: unknown, prompt: unknown, options: unknown) {
@@ -45,6 +57,7 @@ export function checkScreenshotInput(name: unknown, prompt: unknown, options: un
     maxDiffPixelRatio:
       opts.maxDiffPixelRatio === undefined ? undefined : checkRatio(opts.maxDiffPixelRatio, "maxDiffPixelRatio", 0),
     mask: checkMasks(opts.mask),
+    settle: checkSettle(opts.settle, DEFAULT_SETTLE.toMatchScreenshot),
   };
   return { params, timeout: checkTimeout(opts.timeout), signal: checkSignal(opts.signal) };
 }

@@ -56,7 +56,7 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
 
     use(stored, until) {
       if (params.scroll) return useScrolled(call, stored, params.scroll, until);
-      return useCrop(call, key, stored, { params, until, healing });
+      return useCrop(call, key, stored, { params, until });
     },
 
     async useNow(stored) {
@@ -67,9 +67,16 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
 
     async fail(stored, mismatch) {
       await call.report("expected", stored.image, "expected-crop");
-      if (mismatch.actual) await call.report("actual", await encodePng(mismatch.actual), "actual-crop");
-      await call.report("screenshot", await outlineRect(mismatch.screenshot, stored.record.crop), "screenshot");
-      const moved = mismatch.rejected ? "" : await movedHint(call, stored, mismatch, params);
+      const { actual, screenshot } = mismatch;
+      await call.whileTimeLeft("the failure's crop and screenshot images", async () => {
+        if (actual) await call.report("actual", await encodePng(actual), "actual-crop");
+        await call.report("screenshot", await outlineRect(screenshot, stored.record.crop), "screenshot");
+      });
+      const moved = mismatch.rejected
+        ? ""
+        : ((await call.whileTimeLeft("looking for the element elsewhere", () =>
+            movedHint(call, stored, mismatch, params),
+          )) ?? "");
       const hint = mismatch.rejected
         ? `${mismatch.rejected}. Fix the app; or, if the new place is right after all, delete ${key}.json to learn it again.`
         : `The screen may have changed. If the element moved or was restyled, run with { autoHeal: true } to let ` +

@@ -2,6 +2,7 @@
 import type { Point } from "../../ground/geometry.js";
 import type { RawImage } from "../../pixels/images.js";
 import type { Mismatch } from "../../run/lifecycle.js";
+import type { SettleRule } from "../../run/settle.js";
 import type { ScrollParams } from "./scroll/options.js";
 
 /** Parameters of one tap, already validated. */
@@ -13,6 +14,8 @@ export interface TapParams {
   scroll?: ScrollParams | undefined;
   /** Rungs of the heal ladder that may be skipped (docs/heal.md); all on by default. */
   heal: { nearby: boolean; search: boolean; accessibility: boolean };
+  /** When a screen without the stored crop counts as final. */
+  settle: SettleRule;
 }
 
 /** What a tap returns besides its outcome and model calls. */
