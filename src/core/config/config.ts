@@ -15,8 +15,12 @@ import { fileReporter, type ArtifactReporter } from "../ground/artifacts.js";
 import { FileStore } from "../store/file-store.js";
 import type { Store } from "../store/store.js";
 
-/** `auto` asks the model when nothing is stored; `replay` never calls a model (CI without a key). */
-export type Mode = "auto" | "replay";
+/**
+ * `auto` asks the model when nothing is stored; `replay` never calls a model (CI without a key);
+ * `update` (like `jest -u`) also replaces a mismatching baseline with the settled screenshot without
+ * a model, and learns a tap whose crop no longer matches again (docs/reviewing.md "Update mode").
+ */
+export type Mode = "auto" | "replay" | "update";
 
 /** Options of `configureAi`. Every field is optional; each given field replaces the current value. */
 export interface AiConfig {
@@ -50,7 +54,7 @@ export interface AiConfig {
   resultsDir?: string | false;
 }
 
-const ModeSchema = z.enum(["auto", "replay"]);
+const ModeSchema = z.enum(["auto", "replay", "update"]);
 const fn = (what: string) =>
   z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: `${what} must be a function` });
 
@@ -161,7 +165,7 @@ export function resolveResultsDir(option: string | false | undefined): string | 
 export function resolveConfig(driver: unknown): ResolvedConfig {
   const modeText = configured.mode ?? envVar("TAPSHOT_MODE") ?? "auto";
   const mode = ModeSchema.safeParse(modeText);
-  if (!mode.success) throw new ConfigError(`TAPSHOT_MODE is "${modeText}"; use "auto" or "replay".`);
+  if (!mode.success) throw new ConfigError(`TAPSHOT_MODE is "${modeText}"; use "auto", "replay" or "update".`);
 
   let store = configured.store;
   if (!store) {

@@ -102,9 +102,10 @@ export interface ScreenshotResult {
   /**
    * `matched` the stored baseline (no model call), `stored` a new baseline the model judged
    * against the prompt, or `healed`: the model found a pixel difference not a real change and
-   * the new screenshot became the baseline.
+   * the new screenshot became the baseline; `updated`: in mode `update`, the settled screenshot replaced a
+   * mismatching baseline without a model (pending review).
    */
-  outcome: "matched" | "stored" | "healed";
+  outcome: "matched" | "stored" | "healed" | "updated";
   /** Model requests this call made (0 for a pixel match). */
   aiCalls: number;
   /** Pixels that differed from the baseline outside the masks (0 when newly stored; before the heal when healed). */

@@ -2,7 +2,7 @@
 import { printable } from "./printable.js";
 
 /** What a call ended with. */
-export type Outcome = "replayed" | "learned" | "healed" | "matched" | "stored" | "failed";
+export type Outcome = "replayed" | "learned" | "healed" | "matched" | "stored" | "updated" | "failed";
 
 /** One entry per `tap` or `toMatchScreenshot` call. */
 export interface LogEntry {
@@ -32,6 +32,8 @@ export interface LogEntry {
 
 /** Message a heal is logged with, so teams can grep for it. */
 export const HEALED_MESSAGE = "tapshot healed a stored value";
+/** Message a value mode `update` replaced without a model is logged with. */
+export const UPDATED_MESSAGE = "tapshot updated a stored value";
 
 /** Format an entry as one console line: control characters in any field are escaped, so it stays one line. */
 export function formatLogLine(entry: LogEntry): string {

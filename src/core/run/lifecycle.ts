@@ -8,7 +8,7 @@
  * - Learn: with nothing usable, take the key's lock and read again: a usable record that appeared
  *   was stored by a parallel learner and is used; otherwise learn and create the record (never
  *   overwriting one), replacing one made on another screen while keeping it as `previous`.
- * - Heal: a mismatch with autoHeal in mode auto takes the key's lock and reads again. A record
+ * - Heal: a mismatch with autoHeal in mode auto, or any mismatch in mode update, takes the key's lock and reads again. A record
  *   whose fingerprint changed was healed by a parallel run: it is used when the screen matches
  *   it now, else healed from. A heal keeps the value it replaces as `previous`.
  * - Review: every learned or healed value is stored `pending` (docs/reviewing.md). A heal whose
@@ -21,7 +21,7 @@ import type { z } from "zod";
 import type { Call } from "./call.js";
 import type { MismatchEnd } from "./stable-screen.js";
 import { screenOf, sameScreen } from "../device/description.js";
-import { HEALED_MESSAGE, type Outcome } from "../ground/log.js";
+import { HEALED_MESSAGE, UPDATED_MESSAGE, type Outcome } from "../ground/log.js";
 import { createRecord, FORMAT, PENDING, readRecord, replaceRecord, sha256, type Stored } from "../store/records.js";
 import type { Rejection, StoredRecordBase } from "../store/records.js";
 import { describeRejection } from "../store/rejections.js";
@@ -235,7 +235,8 @@ async function healAndStore<Rec extends StoredRecordBase, R, M extends Mismatch>
   });
   await replaceRecord(call.config.store, key, record, healed.image, stored.image);
   const { done } = healed;
-  return { ...done, detail: [`${HEALED_MESSAGE}: ${key}.json`, done.detail].filter(Boolean).join("; ") };
+  const message = done.outcome === "updated" ? UPDATED_MESSAGE : HEALED_MESSAGE;
+  return { ...done, detail: [`${message}: ${key}.json`, done.detail].filter(Boolean).join("; ") };
 }
 
 /** The rejection a heal from `mismatch` would repeat, if any; no model is asked. */

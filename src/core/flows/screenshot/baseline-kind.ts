@@ -18,6 +18,7 @@ import { BaselineRecordSchema, BaselineValueSchema, type BaselineRecord } from "
 import { baselineFingerprint } from "../../store/rejections.js";
 import type { ScreenshotParams } from "./input.js";
 import { healBaseline, learnBaseline } from "./judge.js";
+import { updateBaseline } from "./update.js";
 import { reportMismatch, useBaseline, useBaselineNow, type PixelMismatch, type ScreenshotDone } from "./pixel-check.js";
 
 export type { ScreenshotDone } from "./pixel-check.js";
@@ -38,7 +39,8 @@ function baselineKind(
   params: ScreenshotParams,
 ): StoredKind<BaselineRecord, ScreenshotDone, PixelMismatch> {
   const subject = `toMatchScreenshot "${params.name}" on ${call.deviceSlug}`;
-  const healing = params.autoHeal && call.config.mode === "auto";
+  const { mode } = call.config;
+  const healing = (params.autoHeal && mode === "auto") || mode === "update";
   const place = { key, where: `${call.config.store.location}/${key}` };
   return {
     noun: "baseline",
@@ -85,6 +87,9 @@ function baselineKind(
 
     learn: () => learnBaseline(call, params, place),
 
-    heal: (stored, mismatch) => healBaseline(call, { stored, mismatch, params }, place),
+    heal: (stored, mismatch) =>
+      mode === "update"
+        ? updateBaseline(call, { stored, mismatch, params })
+        : healBaseline(call, { stored, mismatch, params }, place),
   };
 }

@@ -37,7 +37,8 @@ export function runTap(call: Call, key: string, params: TapParams): Promise<Done
 
 function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapRecord, TapDone, CropMismatch> {
   const subject = `tap "${params.prompt}" on ${call.deviceSlug}`;
-  const healing = params.autoHeal && call.config.mode === "auto";
+  // Mode update learns a tap whose crop no longer matches again, as autoHeal does (heal ladder, then the model).
+  const healing = (params.autoHeal && call.config.mode === "auto") || call.config.mode === "update";
   return {
     noun: "tap",
     schema: TapRecordSchema,
