@@ -88,6 +88,7 @@ describe("options", () => {
         maxDiffPixels: undefined,
         maxDiffPixelRatio: undefined,
         mask: [],
+        settle: { shots: 2, graceMs: 1000 },
       },
       timeout: 30_000,
       signal: undefined,
@@ -101,6 +102,8 @@ describe("options", () => {
     [{ maxDiffPixels: -1 }, "maxDiffPixels must be a whole number"],
     [{ maxDiffPixelRatio: "1%" }, "maxDiffPixelRatio must be a number from 0 to 1; got 1%"],
     [{ mask: { x: 0 } }, "mask must be an array of boxes in screenshot pixels"],
+    [{ settle: { shots: 1 } }, "settle.shots must be a whole number from 2 to 20"],
+    [{ settle: { graceMs: -1 } }, "settle.graceMs must be a number of milliseconds, 0 or more"],
     [
       {
         mask: [

@@ -45,9 +45,12 @@ export function formatLogLine(entry: LogEntry): string {
   );
 }
 
-/** The standalone logger: one line per call on stderr (so it never mixes with a reporter's stdout). */
+/**
+ * The standalone logger: one line per call on stderr (so it never mixes with a reporter's stdout).
+ * A failure's reason is printed once, by the runner with the thrown error (beside the test's name,
+ * stack and artifacts); its line here says only that the call failed (docs/configuration.md "The log line").
+ */
 export function consoleLogger(entry: LogEntry): void {
-  const line = formatLogLine(entry);
-  if (entry.outcome === "failed") console.error(line);
-  else console.warn(line);
+  if (entry.outcome === "failed") console.error(formatLogLine({ ...entry, detail: "the thrown error says why" }));
+  else console.warn(formatLogLine(entry));
 }

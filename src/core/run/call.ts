@@ -117,17 +117,16 @@ export class Call {
 
   /**
    * Run `work`, the optional part of a failure (a diff image, a hint), only while the call's
-   * timeout has not passed and `needsMs` are left: otherwise, or once the timeout passes, `work` is
-   * left unfinished, noted as skipped, and `undefined` comes back, so a failure is thrown at its
-   * timeout, not after its report. A caller's abort still throws.
+   * timeout has not passed: after it, `work` is left unfinished, noted as skipped, and `undefined`
+   * comes back, so a failure is thrown at its timeout, not after its report. Synchronous work cannot
+   * be cut off: long work yields between steps (src/core/pixels/banded-diff.ts). A caller's abort still throws.
    */
-  async whileTimeLeft<T>(what: string, work: () => Promise<T>, { needsMs = 0 } = {}): Promise<T | undefined> {
+  async whileTimeLeft<T>(what: string, work: () => Promise<T>): Promise<T | undefined> {
     const skipped = () => {
-      this.note(`${what} skipped: the call's timeout was too close`);
+      this.note(`${what} skipped: the call's timeout passed`);
       return undefined;
     };
-    // Synchronous work (a pixel count) cannot be cut off by the abort: it starts only if it can end in time.
-    if (this.deadline.remaining() <= needsMs) return skipped();
+    if (this.deadline.expired()) return skipped();
     try {
       return await untilAborted(work(), this.deadline.signal);
     } catch (error) {

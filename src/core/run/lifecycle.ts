@@ -67,7 +67,7 @@ export interface StoredKind<Rec extends StoredRecordBase, R, M extends Mismatch>
   /** Whether a mismatch may be healed (autoHeal in mode auto). */
   healing: boolean;
   /** The error when nothing usable is stored and mode is replay. */
-  notStored(otherScreen: Stored<Rec> | null): Error;
+  notStored(otherScreen: Stored<Rec> | null): Promise<Error>;
   /** Watch the screen until it matches `stored` (then act on it) or `until` passes. */
   use(stored: Stored<Rec>, until: number): Promise<Use<R, M>>;
   /** Look once: a parallel run's value, used when the screen matches it now. */
@@ -101,7 +101,7 @@ export async function runStored<Rec extends StoredRecordBase, R, M extends Misma
   const run: KeyRun<Rec, R, M> = { call, key, kind };
   const first = await readUsable(call, key, kind, { noteOtherScreen: true });
   if (first.usable) return useOrHeal(run, first.usable, first.from);
-  if (call.config.mode === "replay") throw kind.notStored(first.otherScreen);
+  if (call.config.mode === "replay") throw await kind.notStored(first.otherScreen);
 
   // One learner per key: parallel runs of this device wait here, then use what it stored.
   const learned = await withLock(call, key, async () => {

@@ -9,7 +9,7 @@
  * - input.ts: the call's checked arguments.
  */
 import { screenOf } from "../../device/description.js";
-import { NotStoredError, ScreenshotMismatchError } from "../../ground/errors.js";
+import { NotStoredError, ScreenshotMismatchError, withArticle } from "../../ground/errors.js";
 import type { Call } from "../../run/call.js";
 import { describeEnd } from "../../run/stable-screen.js";
 import { runStored, type Done, type StoredKind } from "../../run/lifecycle.js";
@@ -48,7 +48,7 @@ function baselineKind(
     valueSchema: BaselineValueSchema,
     healing,
 
-    notStored(otherScreen) {
+    async notStored(otherScreen) {
       const d = call.device;
       const what = otherScreen
         ? `The baseline "${params.name}" for ${call.deviceSlug} (${place.where}.json) was stored on a ` +
@@ -56,7 +56,7 @@ function baselineKind(
         : `No baseline "${params.name}" is stored for ${call.deviceSlug} (${place.where}.json).`;
       return new NotStoredError(
         `${what} mode is "replay", so the model is not asked to judge one. Store it by running this step once on ` +
-          `a ${d.model} (${d.platform} ${d.osVersion}) with mode "auto" and a model configured, then commit the ` +
+          `${withArticle(d.model)} (${d.platform} ${d.osVersion}) with mode "auto" and a model configured, then commit the ` +
           `new files under _ai_/.`,
       );
     },
@@ -76,7 +76,9 @@ function baselineKind(
         : `${describeEnd(ended, params.settle)}. ` +
           (params.autoHeal && call.config.mode === "replay"
             ? `autoHeal is off in mode "replay". `
-            : `If the change is intended, run with { autoHeal: true } to let the model confirm it and update the baseline. `) +
+            : `If the change is intended, accept it with \`npx tapshot accept --failed\` (the screenshot this run kept ` +
+              `becomes the baseline), rerun with TAPSHOT_MODE=update, or run with { autoHeal: true } to let the model ` +
+              `confirm it. `) +
           `To judge a new baseline instead, `;
       throw new ScreenshotMismatchError(
         `${subject}: ${text}${hint}delete ${place.where}.json and .png.`,

@@ -14,6 +14,9 @@ import { pollForMatch, type Shot } from "../../run/stable-screen.js";
 import type { BaselineRecord, Stored } from "../../store/records.js";
 import { allowedDiffPixels, describeAllowance, type ScreenshotParams } from "./input.js";
 
+/** The least time left for which a failure looks for content moved as a block. */
+const SHIFT_BUDGET_MS = 5_000;
+
 /** A stored baseline, record and image. */
 export type StoredBaseline = Stored<BaselineRecord>;
 
@@ -94,10 +97,13 @@ export async function useBaseline(
     const full = await fullCount(call, decoded, shot);
     if (full) [result, counted] = [full, true];
   }
-  const shift = await call.whileTimeLeft("looking for content moved as a block", async () =>
-    shiftClause(call, decoded.raw, shot.raw),
-  );
-  const text = describeMismatch(result, decoded.raw, { allowed, params, counted }) + (shift ?? "");
+  // The shift estimate is synchronous (seconds on a large screen of a loaded machine): only for a still
+  // screen, where it means something, and with time left for it.
+  const shift =
+    polled.ended === "settled" && call.deadline.remaining() >= SHIFT_BUDGET_MS
+      ? shiftClause(call, decoded.raw, shot.raw)
+      : "";
+  const text = describeMismatch(result, decoded.raw, { allowed, params, counted }) + shift;
   const { diffPixels, diffPng } = result;
   const mismatch = { text, healable: !result.otherSize, ended: polled.ended, baseline: decoded, shot, diffPixels };
   return { mismatch: { ...mismatch, ...(diffPng ? { diffPng } : {}) } };
@@ -160,25 +166,13 @@ async function countUntilVerdict({
 }
 
 /** What a comparison computes: a diff image (and so the full count), or a verdict that may stop counting early. */
-type Counting = { withDiffImage: true } | { withDiffImage: false; stopAbove?: number };
+type Counting = { withDiffImage: true; signal?: AbortSignal } | { withDiffImage: false; stopAbove?: number };
 
-/**
- * Milliseconds a full count with its diff image took per million pixels, the last time in this
- * process (first guess: a slow machine's). The count is synchronous, so the deadline cannot cut it off.
- */
-let fullCountPace = 600;
-
-/** The full count and diff image of a failure, when the call has time left for it at the last pace. */
-async function fullCount(call: Call, baseline: Baseline, shot: Shot): Promise<Comparison | undefined> {
-  const megapixels = (baseline.raw.width * baseline.raw.height) / 1e6;
-  const started = Date.now();
-  const full = await call.whileTimeLeft(
-    "counting every differing pixel and drawing the diff",
-    () => comparePixels(baseline, shot, { withDiffImage: true }),
-    { needsMs: fullCountPace * megapixels },
+/** The full count and diff image of a failure, while the call has time left (the diff stops at the deadline). */
+function fullCount(call: Call, baseline: Baseline, shot: Shot): Promise<Comparison | undefined> {
+  return call.whileTimeLeft("counting every differing pixel and drawing the diff", () =>
+    comparePixels(baseline, shot, { withDiffImage: true, signal: call.deadline.signal }),
   );
-  if (full) fullCountPace = (Date.now() - started) / megapixels;
-  return full;
 }
 
 /** Compare a decoded screenshot with the baseline. */
@@ -195,7 +189,7 @@ export async function comparePixels(
   const { diffPixels, diffPng } = await compare(raw, shot.raw, {
     threshold: baseline.threshold,
     masks: baseline.masks,
-    ...(counting.withDiffImage ? { diff: true } : { stopAbove: counting.stopAbove }),
+    ...(counting.withDiffImage ? { diff: true, signal: counting.signal } : { stopAbove: counting.stopAbove }),
   });
   return { diffPixels, diffPng };
 }

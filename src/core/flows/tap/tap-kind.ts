@@ -8,7 +8,7 @@
  * - locate.ts: asking the model, tapping, `verify`;
  * - scroll-tap.ts: taps that scroll to find their element.
  */
-import { ElementNotFoundError, NotStoredError, ReplayMismatchError, clause } from "../../ground/errors.js";
+import { ElementNotFoundError, ReplayMismatchError, clause } from "../../ground/errors.js";
 import { decodeRegion, encodePng, outlineRect, rectFits } from "../../pixels/images.js";
 import type { Call } from "../../run/call.js";
 import { runStored, type Done, type StoredKind } from "../../run/lifecycle.js";
@@ -18,6 +18,7 @@ import { tapFingerprint } from "../../store/rejections.js";
 import { useCrop, useCropNow } from "./crop-check.js";
 import { evidenceText, healCheaply, movedHint } from "./heal-ladder.js";
 import { locateAndTap, settledScreenshot, tapValue } from "./locate.js";
+import { tapNotStored } from "./not-stored.js";
 import { learnScrolled, useScrolled } from "./scroll-tap.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
 
@@ -45,15 +46,7 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
     valueSchema: TapValueSchema,
     healing,
 
-    notStored() {
-      const d = call.device;
-      return new NotStoredError(
-        `No stored tap for "${params.prompt}"${params.verify ? ` with verify "${params.verify}"` : ""} on ` +
-          `${call.deviceSlug} (${call.config.store.location}/${key}.json). mode is "replay", so the model is not ` +
-          `asked. Learn it by running this flow once on a ${d.model} (${d.platform} ${d.osVersion}) ` +
-          `with mode "auto" and a model configured, then commit the new files under _ai_/.`,
-      );
-    },
+    notStored: () => tapNotStored(call, key, params),
 
     use(stored, until) {
       if (params.scroll) return useScrolled(call, stored, params.scroll, until);
@@ -80,9 +73,9 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
           )) ?? "");
       const hint = mismatch.rejected
         ? `${mismatch.rejected}. Fix the app; or, if the new place is right after all, delete ${key}.json to learn it again.`
-        : `The screen may have changed. If the element moved or was restyled, run with { autoHeal: true } to let ` +
-          `the model find it again and update ${key}.json; if the prompt or verify no longer fits, reword it to ` +
-          `learn a new value.`;
+        : `The screen may have changed. If the element moved or was restyled, run with { autoHeal: true } or ` +
+          `TAPSHOT_MODE=update to find it again and update ${key}.json; if the prompt or verify no longer fits, ` +
+          `reword it to learn a new value.`;
       throw new ReplayMismatchError(`${subject}: ${mismatch.text}.${moved} ${hint}`);
     },
 
