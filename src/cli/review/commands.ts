@@ -9,6 +9,13 @@ import { runPending } from "./pending.js";
 import { reviewerName } from "./reviewer.js";
 import { startReviewServer } from "./server.js";
 import { printLines } from "../format.js";
+import { UsageError } from "../exit.js";
+import { pickRuns, readRuns } from "../runs.js";
+import { runAcceptFailed } from "./accept-failed.js";
+
+function collectRun(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
 
 /** What main.ts shares with these commands: its common options and filters, and how it opens the store. */
 export interface ProgramParts {
@@ -34,7 +41,13 @@ export function addReviewCommands(program: Command, parts: ProgramParts): void {
     });
 
   for (const decision of ["accept", "revert"] as const) {
-    withFilters(withCommon(program.command(decision)))
+    const command = withFilters(withCommon(program.command(decision)));
+    if (decision === "accept") {
+      command
+        .option("--failed", "accept each baseline that failed in the last run (or --run) from the screenshot it kept")
+        .option("--run <id>", "with --failed: this run folder instead of the last run (repeatable)", collectRun);
+    }
+    command
       .description(
         decision === "accept"
           ? "accept pending values: they stay as stored, marked accepted with who and when"
@@ -46,9 +59,15 @@ export function addReviewCommands(program: Command, parts: ProgramParts): void {
         "--by <name>",
         "who reviews, for the record (default: $TAPSHOT_REVIEWER, else git user.name <user.email>)",
       )
-      .action(async (query: string | undefined, flags: Flags) => {
+      .action(async (query: string | undefined, flags: Flags & { failed?: boolean; run?: string[] }) => {
         const options = common(flags);
         const by = { name: reviewerName(flags.by), at: new Date().toISOString() };
+        if (decision === "accept" && flags.failed) {
+          if (query || flags.all) throw new UsageError("--failed accepts a run's failures: give no name or --all.");
+          const runs = pickRuns(await readRuns(options.results), flags.run, options.results);
+          return exit(await runAcceptFailed(await storeOf(options), runs, by, { json: options.json }));
+        }
+        if (flags.run?.length) throw new UsageError("--run goes with --failed.");
         exit(
           await runDecide(
             await modelOf(options),
