@@ -5,7 +5,7 @@ import type { StoreModel } from "../model.js";
 import type { CommonOptions } from "../options.js";
 import type { EntryFilter } from "../select.js";
 import { runDecide } from "./decide.js";
-import { runPending } from "./pending.js";
+import { pendingValues, runPending } from "./pending.js";
 import { reviewerName } from "./reviewer.js";
 import { startReviewServer } from "./server.js";
 import { printLines } from "../format.js";
@@ -86,6 +86,11 @@ export function addReviewCommands(program: Command, parts: ProgramParts): void {
     .option("--by <name>", "who reviews, for the record (default: $TAPSHOT_REVIEWER, else git user.name <user.email>)")
     .action(async (flags: Flags) => {
       const options = common(flags);
+      // Nothing to review: say so, and start no server.
+      if (!pendingValues(await modelOf(options), {}).length) {
+        printLines(['Nothing awaits review: every stored value is accepted. Run "tapshot pending" to check.']);
+        return exit(0);
+      }
       const server = await startReviewServer({
         store: await storeOf(options),
         readModel: () => modelOf(options),
