@@ -41,6 +41,7 @@ export type {
   MaskEntry,
   ScreenshotResult,
   ScrollOptions,
+  SettleOptions,
   ScrollDirection,
 } from "../core/engine/options.js";
 export {

@@ -5,6 +5,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { UsageError } from "./exit.js";
 
 /** One recorded call: a log entry plus when it ended. */
 export const RunEntrySchema = z.looseObject({
@@ -12,7 +13,7 @@ export const RunEntrySchema = z.looseObject({
   prompt: z.string().optional(),
   name: z.string().optional(),
   device: z.string(),
-  outcome: z.enum(["replayed", "learned", "healed", "matched", "stored", "failed"]),
+  outcome: z.enum(["replayed", "learned", "healed", "matched", "stored", "updated", "failed"]),
   aiCalls: z.number().optional(),
   models: z.array(z.string()).optional(),
   durationMs: z.number().optional(),
@@ -128,4 +129,18 @@ export function artifactLabel(file: string): string {
   const base = path.basename(file).replace(/\.png$/i, "");
   const parts = base.split("__");
   return parts.length >= 3 ? parts.slice(2).join("__") : base;
+}
+
+/** The runs `ids` name (each must exist under `resultsDir`), or with none the last test run. */
+export function pickRuns(all: Run[], ids: string[] | undefined, resultsDir: string): Run[] {
+  if (!ids?.length) return lastRun(all);
+  return ids.map((id) => {
+    const run = all.find((r) => r.id === id);
+    if (run) return run;
+    const known = all.map((r) => r.id).slice(-5);
+    throw new UsageError(
+      `No run "${id}" with a calls.jsonl under ${path.resolve(resultsDir)}` +
+        (known.length ? `; recent runs: ${known.join(", ")}.` : "; it holds no runs."),
+    );
+  });
 }

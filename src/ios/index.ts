@@ -35,6 +35,7 @@ export type {
   MaskEntry,
   ScreenshotResult,
   ScrollOptions,
+  SettleOptions,
   ScrollDirection,
 } from "../core/engine/options.js";
 export type { ScreenshotMatchers } from "../core/engine/engine.js";

@@ -39,6 +39,7 @@ export type {
   MaskEntry,
   ScreenshotResult,
   ScrollOptions,
+  SettleOptions,
   ScrollDirection,
 } from "../core/engine/options.js";
 export * from "../errors.js";

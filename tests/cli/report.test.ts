@@ -90,6 +90,10 @@ test("the report is self-contained: it lives in --out with its images copied bes
     expect(existsSync(path.join(out, decodeURIComponent(src)))).toBe(true);
   }
   expect(await browser!.getTitle()).toBe("tapshot report");
+  // Every image opens full size: each is wrapped in a link to its own file.
+  const links = await browser!.$$("[data-testid=full-size]");
+  expect(links.length).toBe(sources.length);
+  for (const link of links) expect(await link.getAttribute("href")).toBe(await link.$("img").getAttribute("src"));
 });
 
 test("baselines render in a grid per platform, one cell per device", async () => {

@@ -100,6 +100,28 @@ test("pending values are grouped by name across devices, with their images and t
   if (process.env.TAPSHOT_UPDATE_DOCS === "1") await fs.copyFile(shot, path.join(REPO, "docs", "review.png"));
 });
 
+test("every image opens full size, each card shows its prompt, and no files-changed list before a decision", async () => {
+  const baseline = await card(fx.keys.healedBaseline);
+  const link = await baseline.$("[data-testid=new] [data-testid=full-size]");
+  const href = await link.getAttribute("href");
+  expect(href).toBe(await link.$("img").getAttribute("src"));
+  expect(await link.getAttribute("target")).toBe("_blank");
+  // The link serves the whole image, at its own size.
+  const page = await browser!.getUrl();
+  await browser!.url(new URL(href!, page).toString());
+  expect(await browser!.execute(() => (document.querySelector("img") as HTMLImageElement).naturalWidth)).toBe(360);
+  await browser!.url(page);
+
+  for (const value of await browser!.$$("[data-testid=value]")) {
+    expect(await value.$$("img").length).toBe(await value.$$("[data-testid=full-size]").length);
+  }
+  expect(await (await card(fx.keys.healedBaseline)).$("[data-testid=prompt]").getText()).toMatch(/^judged against: ./);
+  expect(await (await card(fx.keys.healedTap)).$("[data-testid=prompt]").getText()).toContain(
+    "prompt: the checkout button",
+  );
+  expect(await browser!.$("[data-testid=changed]").isDisplayed()).toBe(false);
+});
+
 test("Accept and Revert on the page write through the store and list the files changed", async () => {
   const healedBaseline = await readRecord(store, fx.keys.healedBaseline, BaselineRecordSchema);
   await (await card(fx.keys.healedBaseline)).$("[data-testid=accept]").click();
@@ -119,6 +141,7 @@ test("Accept and Revert on the page write through the store and list the files c
   expect(reverted!.record.imageSha256).toBe(healedTap!.record.previous!.imageSha256);
   expect(reverted!.record.rejected).toHaveLength(1);
   expect(await readRecord(store, fx.keys.iosTap, TapRecordSchema)).toBeNull();
+  expect(await browser!.$("[data-testid=changed]").isDisplayed()).toBe(true);
   const files = await browser!.$$("#changes li").map((li) => li.getText());
   expect(files).toContain(`${store.location}/${fx.keys.healedBaseline}.json`);
   expect(files).toContain(`${store.location}/${fx.keys.iosTap}.png`);

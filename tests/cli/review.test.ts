@@ -188,3 +188,13 @@ describe("report --format markdown", () => {
     );
   });
 });
+
+describe("review", () => {
+  test("with nothing pending, it says so and exits 0 without starting a server", async () => {
+    expect((await runCli(["accept", "--all", "--by", "Ada", ...where()])).code).toBe(0);
+    const { code, stdout } = await runCli(["review", ...where()]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Nothing awaits review");
+    expect(stdout).not.toContain("http://127.0.0.1");
+  });
+});

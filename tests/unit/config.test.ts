@@ -99,7 +99,7 @@ describe("environment variables", () => {
   test("an invalid TAPSHOT_MODE is a ConfigError naming it and the valid values", () => {
     process.env.TAPSHOT_MODE = "record";
     expect(configError(() => resolveConfig(undefined)).message).toBe(
-      'TAPSHOT_MODE is "record"; use "auto" or "replay".',
+      'TAPSHOT_MODE is "record"; use "auto", "replay" or "update".',
     );
   });
 

@@ -38,14 +38,17 @@ describe("formatLogLine", () => {
 });
 
 describe("consoleLogger", () => {
-  test("writes one line on stderr: warn for outcomes, error for failures", () => {
+  test("writes one line on stderr: warn for outcomes, error for failures without their reason (the thrown error has it)", () => {
     const warn = jest.spyOn(console, "warn").mockImplementation(() => undefined);
     const error = jest.spyOn(console, "error").mockImplementation(() => undefined);
     try {
       consoleLogger({ ...tap, outcome: "replayed", aiCalls: 0 });
       consoleLogger({ ...tap, outcome: "failed", detail: "no match" });
       expect(warn.mock.calls).toEqual([[formatLogLine({ ...tap, outcome: "replayed", aiCalls: 0 })]]);
-      expect(error.mock.calls).toEqual([[formatLogLine({ ...tap, outcome: "failed", detail: "no match" })]]);
+      expect(error.mock.calls).toEqual([
+        [formatLogLine({ ...tap, outcome: "failed", detail: "the thrown error says why" })],
+      ]);
+      expect(String(error.mock.calls[0]![0])).not.toContain("no match");
     } finally {
       warn.mockRestore();
       error.mockRestore();

@@ -90,6 +90,7 @@ describe("options", () => {
         maxDiffPixelRatio: undefined,
         mask: [],
         byElement: { elements: [], prompts: [] },
+        settle: { shots: 2, graceMs: 1000 },
       },
       timeout: 30_000,
       signal: undefined,
@@ -111,6 +112,8 @@ describe("options", () => {
     [{ mask: [{ element: { id: 3 } }] }, "mask[0].element must be a WebdriverIO element"],
     [{ mask: [{ prompt: "" }] }, "mask[0].prompt must be a non-empty text"],
     [{ mask: [{ prompt: "the date" }, { prompt: "the date" }] }, 'mask[1]: the prompt "the date" is listed twice'],
+    [{ settle: { shots: 1 } }, "settle.shots must be a whole number from 2 to 20"],
+    [{ settle: { graceMs: -1 } }, "settle.graceMs must be a number of milliseconds, 0 or more"],
     [
       {
         mask: [

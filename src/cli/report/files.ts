@@ -82,7 +82,7 @@ export class ReportFiles {
 }
 
 /** The real path of `file` when it is a regular file inside `folder`'s real path, else `undefined`. */
-async function realFileIn(file: string, folder: string): Promise<string | undefined> {
+export async function realFileIn(file: string, folder: string): Promise<string | undefined> {
   try {
     const [root, real] = await Promise.all([fs.realpath(folder), fs.realpath(file)]);
     const inside = path.relative(root, real);

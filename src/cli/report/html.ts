@@ -23,7 +23,8 @@ function when(time: Date | string, now: number): string {
 
 function img(url: string | undefined, alt: string, overlays = ""): string {
   if (!url) return `<span class="empty-note">image missing</span>`;
-  return `<span class="shot"><img src="${esc(url)}" alt="${esc(alt)}" loading="lazy">${overlays}</span>`;
+  // Every image opens full size (a phone screenshot is far larger than its thumbnail): a link to its own file.
+  return `<a class="shot" href="${esc(url)}" target="_blank" rel="noopener" data-testid="full-size"><img src="${esc(url)}" alt="${esc(alt)}" loading="lazy">${overlays}</a>`;
 }
 
 function marker(point: Overlay, label: string): string {

@@ -3,8 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { printJson, printLines } from "../format.js";
 import { readStoreModel } from "../model.js";
-import { lastRun, readRuns, type Run } from "../runs.js";
-import { UsageError } from "../exit.js";
+import { pickRuns, readRuns } from "../runs.js";
 import type { Store } from "../../core/store/store.js";
 import { ReportFiles } from "./files.js";
 import { renderReport } from "./html.js";
@@ -27,22 +26,7 @@ export interface ReportOptions {
 
 export async function runReport(options: ReportOptions): Promise<number> {
   const allRuns = await readRuns(options.results);
-  let runs: Run[];
-  if (options.run?.length) {
-    runs = options.run.map((id) => {
-      const run = allRuns.find((r) => r.id === id);
-      if (!run) {
-        const known = allRuns.map((r) => r.id).slice(-5);
-        throw new UsageError(
-          `No run "${id}" with a calls.jsonl under ${path.resolve(options.results)}` +
-            (known.length ? `; recent runs: ${known.join(", ")}.` : "; it holds no runs."),
-        );
-      }
-      return run;
-    });
-  } else {
-    runs = lastRun(allRuns);
-  }
+  const runs = pickRuns(allRuns, options.run, options.results);
   const store = await readStoreModel(options.storage, allRuns);
   const outDir = path.resolve(options.out ?? path.join(options.results, "report"));
   const files = await ReportFiles.create(outDir);

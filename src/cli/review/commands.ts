@@ -5,10 +5,17 @@ import type { StoreModel } from "../model.js";
 import type { CommonOptions } from "../options.js";
 import type { EntryFilter } from "../select.js";
 import { runDecide } from "./decide.js";
-import { runPending } from "./pending.js";
+import { pendingValues, runPending } from "./pending.js";
 import { reviewerName } from "./reviewer.js";
 import { startReviewServer } from "./server.js";
 import { printLines } from "../format.js";
+import { UsageError } from "../exit.js";
+import { pickRuns, readRuns } from "../runs.js";
+import { runAcceptFailed } from "./accept-failed.js";
+
+function collectRun(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
 
 /** What main.ts shares with these commands: its common options and filters, and how it opens the store. */
 export interface ProgramParts {
@@ -34,7 +41,13 @@ export function addReviewCommands(program: Command, parts: ProgramParts): void {
     });
 
   for (const decision of ["accept", "revert"] as const) {
-    withFilters(withCommon(program.command(decision)))
+    const command = withFilters(withCommon(program.command(decision)));
+    if (decision === "accept") {
+      command
+        .option("--failed", "accept each baseline that failed in the last run (or --run) from the screenshot it kept")
+        .option("--run <id>", "with --failed: this run folder instead of the last run (repeatable)", collectRun);
+    }
+    command
       .description(
         decision === "accept"
           ? "accept pending values: they stay as stored, marked accepted with who and when"
@@ -46,9 +59,15 @@ export function addReviewCommands(program: Command, parts: ProgramParts): void {
         "--by <name>",
         "who reviews, for the record (default: $TAPSHOT_REVIEWER, else git user.name <user.email>)",
       )
-      .action(async (query: string | undefined, flags: Flags) => {
+      .action(async (query: string | undefined, flags: Flags & { failed?: boolean; run?: string[] }) => {
         const options = common(flags);
         const by = { name: reviewerName(flags.by), at: new Date().toISOString() };
+        if (decision === "accept" && flags.failed) {
+          if (query || flags.all) throw new UsageError("--failed accepts a run's failures: give no name or --all.");
+          const runs = pickRuns(await readRuns(options.results), flags.run, options.results);
+          return exit(await runAcceptFailed(await storeOf(options), runs, by, { json: options.json }));
+        }
+        if (flags.run?.length) throw new UsageError("--run goes with --failed.");
         exit(
           await runDecide(
             await modelOf(options),
@@ -67,6 +86,11 @@ export function addReviewCommands(program: Command, parts: ProgramParts): void {
     .option("--by <name>", "who reviews, for the record (default: $TAPSHOT_REVIEWER, else git user.name <user.email>)")
     .action(async (flags: Flags) => {
       const options = common(flags);
+      // Nothing to review: say so, and start no server.
+      if (!pendingValues(await modelOf(options), {}).length) {
+        printLines(['Nothing awaits review: every stored value is accepted. Run "tapshot pending" to check.']);
+        return exit(0);
+      }
       const server = await startReviewServer({
         store: await storeOf(options),
         readModel: () => modelOf(options),

@@ -28,7 +28,8 @@ function image(url: string, alt: string, point?: Overlay): string {
   const mark = point
     ? `<span class="point" style="left:${point.left}%;top:${point.top}%" data-testid="tap-point"></span>`
     : "";
-  return `<span class="shot"><img src="${esc(url)}" alt="${esc(alt)}">${mark}</span>`;
+  // Every image opens full size: a phone screenshot is far larger than its card.
+  return `<a class="shot" href="${esc(url)}" target="_blank" rel="noopener" data-testid="full-size"><img src="${esc(url)}" alt="${esc(alt)}">${mark}</a>`;
 }
 
 function figure(label: string, body: string, kind: string): string {
@@ -62,6 +63,7 @@ function valueCard({ entry, change }: PendingValue, src: (file: string) => strin
   return `<article class="card value ${change === "heal" ? "heal" : ""}" tabindex="-1" data-testid="value" data-key="${esc(entry.key)}" data-seen="${esc(r.imageSha256)}" data-device="${esc(entry.device)}">
   <h4>${esc(entry.platform)} · <span class="mono">${esc(entry.device)}</span> · <span class="badge ${what === "new" ? "stored" : "healed"}">${what}</span> <span class="state" data-testid="state"></span></h4>
   <div class="figures">${figures.join("")}</div>
+  <div class="meta" data-testid="prompt">${r.kind === "tap" ? "prompt" : "judged against"}: ${esc(r.prompt)}${r.kind === "tap" && r.verify ? ` · verify: ${esc(r.verify)}` : ""}</div>
   ${r.kind === "baseline" && r.changed ? `<div class="meta" data-testid="changed">what changed: ${esc(r.changed)}</div>` : ""}
   <div class="meta" data-testid="reason">the model (<span class="mono">${esc(r.model)}</span>): ${esc(r.reason)}</div>
   <div class="figures"><button class="accept" data-testid="accept">Accept</button><button class="revert" data-testid="revert">Revert</button></div>
@@ -116,7 +118,8 @@ export function renderReviewPage(
   <span class="meta"><kbd>j</kbd> / <kbd>k</kbd> next / previous · <kbd>a</kbd> accept · <kbd>r</kbd> revert · <kbd>A</kbd> / <kbd>R</kbd> the whole group</span>
 </header>
 ${groups || `<p class="empty-note" data-testid="nothing">Nothing awaits review.</p>`}
-<section><h2>Files changed (commit them)</h2><ul id="changes" data-testid="changes"></ul><p class="meta" id="errors" data-testid="errors"></p></section>
+<section id="changed" data-testid="changed" hidden><h2>Files changed (commit them)</h2><ul id="changes" data-testid="changes"></ul></section>
+<p class="meta" id="errors" data-testid="errors"></p>
 <script>
 const TOKEN = ${JSON.stringify(token).replace(/</g, "\\u003c")};
 const cards = [...document.querySelectorAll("[data-testid=value]")];
@@ -144,6 +147,7 @@ async function decide(decision, targets) {
       const li = document.createElement("li");
       li.textContent = file;
       document.getElementById("changes").append(li);
+      document.getElementById("changed").hidden = false;
     }
   }
   const next = cards.findIndex((c) => !c.classList.contains("done"));

@@ -16,8 +16,12 @@ import { FileStore } from "../store/file-store.js";
 import type { Store } from "../store/store.js";
 import { unknownOptionsMessage } from "../ground/nearest.js";
 
-/** `auto` asks the model when nothing is stored; `replay` never calls a model (CI without a key). */
-export type Mode = "auto" | "replay";
+/**
+ * `auto` asks the model when nothing is stored; `replay` never calls a model (CI without a key);
+ * `update` (like `jest -u`) also replaces a mismatching baseline with the settled screenshot without
+ * a model, and learns a tap whose crop no longer matches again (docs/reviewing.md "Update mode").
+ */
+export type Mode = "auto" | "replay" | "update";
 
 /** Options of `configureAi`. Every field is optional; each given field replaces the current value. */
 export interface AiConfig {
@@ -71,7 +75,7 @@ export interface ModelPrice {
   output: number;
 }
 
-const ModeSchema = z.enum(["auto", "replay"]);
+const ModeSchema = z.enum(["auto", "replay", "update"]);
 const MaxAiCallsSchema = z.number().int("maxAiCalls must be a whole number").nonnegative();
 const fn = (what: string) =>
   z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: `${what} must be a function` });
@@ -204,7 +208,7 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
   const mode = ModeSchema.safeParse(modeText);
   if (!mode.success) {
     const from = chosen === undefined ? "TAPSHOT_MODE is" : "configureAi's mode returned";
-    throw new ConfigError(`${from} "${String(modeText)}"; use "auto" or "replay".`);
+    throw new ConfigError(`${from} "${String(modeText)}"; use "auto", "replay" or "update".`);
   }
 
   let store = configured.store;

@@ -26,6 +26,7 @@ import {
   type TapResult,
 } from "./options.js";
 import { runTap, tapKeyOf } from "../flows/tap/tap-kind.js";
+import { checkSettle, DEFAULT_SETTLE } from "../run/settle.js";
 import { checkScroll } from "../flows/tap/scroll/options.js";
 import { baselineKeyOf, runScreenshot } from "../flows/screenshot/baseline-kind.js";
 import { checkScreenshotInput } from "../flows/screenshot/input.js";
@@ -63,7 +64,7 @@ interface FlowCall<R> {
   flow: Flow<R>;
 }
 
-const TAP_OPTIONS = ["verify", "autoHeal", "heal", "transfer", "timeout", "signal", "scroll"];
+const TAP_OPTIONS = ["verify", "autoHeal", "heal", "transfer", "timeout", "signal", "scroll", "settle"];
 
 /** The API for devices `adapter` opens: what a runner uses to drive another kind of device. */
 export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
@@ -115,6 +116,7 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
         scroll: checkScroll(opts.scroll),
         heal: checkHealRungs(opts.heal),
         transfer: opts.transfer === undefined ? true : checkBoolean(opts.transfer, "transfer"),
+        settle: checkSettle(opts.settle, DEFAULT_SETTLE.tap),
       };
       const budget = { timeout: checkTimeout(opts.timeout), signal: checkSignal(opts.signal) };
       const result = await run({

@@ -4,7 +4,10 @@ import { checkBoolean, checkKnownOptions } from "../ground/checks.js";
 import type { ScrollOptions } from "../flows/tap/scroll/options.js";
 import type { MaskEntry } from "../flows/screenshot/mask-entries.js";
 
+import type { SettleOptions } from "../run/settle.js";
+
 export type { ScrollOptions } from "../flows/tap/scroll/options.js";
+export type { SettleOptions } from "../run/settle.js";
 export type { ScrollDirection } from "../flows/tap/scroll/geometry.js";
 export type { MaskEntry, MaskElement, PromptMask } from "../flows/screenshot/mask-entries.js";
 
@@ -30,6 +33,12 @@ export interface TapOptions {
   transfer?: boolean;
   /** Total time budget of the call in ms (waiting for the screen, model calls, verify). Default 30000. */
   timeout?: number;
+  /**
+   * When a screen without the stored crop counts as final (docs/api.md "When a call fails"): once
+   * `shots` screenshots in a row are identical outside the system bars and stay so for `graceMs`,
+   * the tap fails (or heals) then. Default `{ shots: 2, graceMs: 1000 }`.
+   */
+  settle?: SettleOptions;
   /** Aborts the call. */
   signal?: AbortSignal;
   /**
@@ -69,13 +78,19 @@ export interface TapResult {
  */
 export interface ScreenshotOptions {
   /**
-   * When pixels still differ at half the time budget, ask the model (with the diff image)
+   * When pixels still differ once the screen has settled (or at half the time budget), ask the model (with the diff image)
    * whether it is a real change; if not, store the new baseline, keeping the previous one.
    * Ignored in mode `replay`.
    */
   autoHeal?: boolean;
   /** Total time budget of the call in ms (waiting for a stable or matching screen, model calls). Default 30000. */
   timeout?: number;
+  /**
+   * When a screen that does not match counts as final (docs/api.md "When a call fails"): once
+   * `shots` screenshots in a row are identical outside the masks and stay so for `graceMs`, the
+   * comparison fails (or heals) then, as Playwright's `toHaveScreenshot` does. Default `{ shots: 2, graceMs: 0 }`.
+   */
+  settle?: SettleOptions;
   /** Aborts the call. */
   signal?: AbortSignal;
   /** Per-pixel colour tolerance, 0 (exact) to 1 (anything); pixelmatch's `threshold`. Default 0.1. */
@@ -98,9 +113,10 @@ export interface ScreenshotResult {
   /**
    * `matched` the stored baseline (no model call), `stored` a new baseline the model judged
    * against the prompt, or `healed`: the model found a pixel difference not a real change and
-   * the new screenshot became the baseline.
+   * the new screenshot became the baseline; `updated`: in mode `update`, the settled screenshot replaced a
+   * mismatching baseline without a model (pending review).
    */
-  outcome: "matched" | "stored" | "healed";
+  outcome: "matched" | "stored" | "healed" | "updated";
   /** Model requests this call made (0 for a pixel match). */
   aiCalls: number;
   /** Pixels that differed from the baseline outside the masks (0 when newly stored; before the heal when healed). */

@@ -59,6 +59,15 @@ export const BUDGET_SPLIT = {
   settleBeforeModel: 1 / 3,
 } as const;
 
+/**
+ * What a replay or comparison that cannot heal keeps of what is left to count and draw its failure
+ * (a full pixel count and diff image of a large screen take about a second): a tenth, at least
+ * 1.5 s, at most half. So a screen that keeps changing fails by its timeout, with its diff.
+ */
+export function failureReserve(remaining: number): number {
+  return Math.min(remaining / 2, Math.max(remaining / 10, 1_500));
+}
+
 /** A named share of the remaining budget. */
 export type BudgetShare = keyof typeof BUDGET_SPLIT;
 

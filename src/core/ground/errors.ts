@@ -128,6 +128,14 @@ export class BudgetError extends TapshotError {
   }
 }
 
+/** `word` after its indefinite article: "an iPhone 15", "a Pixel 7", "an 8 Pro". */
+export function withArticle(word: string): string {
+  // A vowel sound: a vowel letter but the "w" of "One" and the "yoo" of "Unihertz" or "USB", the "ex" of
+  // "Xperia" (not the "sh" of "Xiaomi"), or a number said with one (8, 11, 18).
+  const vowel = /^(?:[aei]|o(?!ne)|u(?!ni|s[aeiou]|sb)|x[^aeiou]|8|11(?!\d)|18(?!\d))/i.test(word);
+  return `${vowel ? "an" : "a"} ${word}`;
+}
+
 /** A model's reason as a clause inside a sentence: without its final full stop. */
 export function clause(reason: string): string {
   return reason.trim().replace(/[.!]+$/, "");

@@ -2,7 +2,7 @@
 import { printable } from "./printable.js";
 
 /** What a call ended with. */
-export type Outcome = "replayed" | "learned" | "healed" | "matched" | "stored" | "failed";
+export type Outcome = "replayed" | "learned" | "healed" | "matched" | "stored" | "updated" | "failed";
 
 /** What one model request of a call cost (docs/configuration.md "Cost"). */
 export interface ModelCall {
@@ -53,6 +53,8 @@ export interface LogEntry {
 
 /** Message a heal is logged with, so teams can grep for it. */
 export const HEALED_MESSAGE = "tapshot healed a stored value";
+/** Message a value mode `update` replaced without a model is logged with. */
+export const UPDATED_MESSAGE = "tapshot updated a stored value";
 
 /** Format an entry as one console line: control characters in any field are escaped, so it stays one line. */
 export function formatLogLine(entry: LogEntry): string {
@@ -64,9 +66,12 @@ export function formatLogLine(entry: LogEntry): string {
   );
 }
 
-/** The standalone logger: one line per call on stderr (so it never mixes with a reporter's stdout). */
+/**
+ * The standalone logger: one line per call on stderr (so it never mixes with a reporter's stdout).
+ * A failure's reason is printed once, by the runner with the thrown error (beside the test's name,
+ * stack and artifacts); its line here says only that the call failed (docs/configuration.md "The log line").
+ */
 export function consoleLogger(entry: LogEntry): void {
-  const line = formatLogLine(entry);
-  if (entry.outcome === "failed") console.error(line);
-  else console.warn(line);
+  if (entry.outcome === "failed") console.error(formatLogLine({ ...entry, detail: "the thrown error says why" }));
+  else console.warn(formatLogLine(entry));
 }

@@ -2,8 +2,8 @@
  * Image operations: sharp decodes, crops, resizes and encodes; pixelmatch compares.
  * Raw images are RGBA, 4 bytes a pixel.
  */
-import pixelmatch from "pixelmatch";
 import type { Rect, Size } from "../ground/geometry.js";
+import { bandedDiff } from "./banded-diff.js";
 import { countDiffPixels, MASK_GREY_BYTE, maskSpans } from "./pixel-diff.js";
 import { comparePngRows } from "./png-compare.js";
 import { pngSize } from "./png.js";
@@ -129,6 +129,8 @@ export interface CompareOptions {
    * has `stoppedAbove` set and `diffPixels` is a lower bound. Ignored with `diff`.
    */
   stopAbove?: number;
+  /** Stops drawing a diff image between bands of rows (src/core/pixels/banded-diff.ts). */
+  signal?: AbortSignal | undefined;
 }
 
 /** Result of {@link compare}. */
@@ -164,10 +166,11 @@ export async function compare(a: RawImage, b: RawImage, options: CompareOptions 
     return { diffPixels, diffRatio: diffPixels / total, ...(complete ? {} : { stoppedAbove: stopAbove }) };
   }
   const spans = maskSpans(masks, a.width, a.height);
-  const diff = Buffer.alloc(total * 4);
-  const diffPixels = pixelmatch(painted(a, spans), painted(b, spans), diff, a.width, a.height, {
+  const { diff, diffPixels } = await bandedDiff(painted(a, spans), painted(b, spans), {
+    width: a.width,
+    height: a.height,
     threshold,
-    diffMask: false,
+    signal: options.signal,
   });
   const diffPng = await encodePng({ data: diff, width: a.width, height: a.height });
   return { diffPixels, diffRatio: diffPixels / total, diffPng };

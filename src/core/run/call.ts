@@ -22,6 +22,7 @@ import type { Point, Rect } from "../ground/geometry.js";
 import type { ElementTarget, Swipe } from "../device/description.js";
 import { imageSize } from "../pixels/images.js";
 import { redact } from "../ground/secrets.js";
+import { TimeoutError } from "../ground/errors.js";
 import type { OpenedDevice } from "./opened-device.js";
 import { readPageSource, type PageSourceReading } from "../device/page-source.js";
 import { deviceSlugs, slugify, type DeviceSlugs } from "../store/keys.js";
@@ -145,6 +146,26 @@ export class Call {
       ms: Date.now() - started,
     });
     return answer;
+  }
+
+  /**
+   * Run `work`, the optional part of a failure (a diff image, a hint), only while the call's
+   * timeout has not passed: after it, `work` is left unfinished, noted as skipped, and `undefined`
+   * comes back, so a failure is thrown at its timeout, not after its report. Synchronous work cannot
+   * be cut off: long work yields between steps (src/core/pixels/banded-diff.ts). A caller's abort still throws.
+   */
+  async whileTimeLeft<T>(what: string, work: () => Promise<T>): Promise<T | undefined> {
+    const skipped = () => {
+      this.note(`${what} skipped: the call's timeout passed`);
+      return undefined;
+    };
+    if (this.deadline.expired()) return skipped();
+    try {
+      return await untilAborted(work(), this.deadline.signal);
+    } catch (error) {
+      if (error instanceof TimeoutError && this.deadline.signal.reason === error) return skipped();
+      throw error;
+    }
   }
 
   /** Report one failure image to the configured reporter; a failing reporter is noted, not thrown. */

@@ -8,7 +8,7 @@
  * - Learn: with nothing usable, take the key's lock and read again: a usable record that appeared
  *   was stored by a parallel learner and is used; otherwise learn and create the record (never
  *   overwriting one), replacing one made on another screen while keeping it as `previous`.
- * - Heal: a mismatch with autoHeal in mode auto takes the key's lock and reads again. A record
+ * - Heal: a mismatch with autoHeal in mode auto, or any mismatch in mode update, takes the key's lock and reads again. A record
  *   whose fingerprint changed was healed by a parallel run: it is used when the screen matches
  *   it now, else healed from. A heal keeps the value it replaces as `previous`.
  * - Review: every learned or healed value is stored `pending` (docs/reviewing.md). A heal whose
@@ -16,10 +16,12 @@
  *   as the mismatch it is, naming the rejection.
  */
 import { describeZodError } from "../ground/zod-errors.js";
+import { failureReserve } from "../ground/deadline.js";
 import type { z } from "zod";
 import type { Call } from "./call.js";
+import type { MismatchEnd } from "./stable-screen.js";
 import { screenOf, sameScreen } from "../device/description.js";
-import { HEALED_MESSAGE, type Outcome } from "../ground/log.js";
+import { HEALED_MESSAGE, UPDATED_MESSAGE, type Outcome } from "../ground/log.js";
 import { createRecord, FORMAT, PENDING, readRecord, replaceRecord, sha256, type Stored } from "../store/records.js";
 import type { Rejection, StoredRecordBase } from "../store/records.js";
 import { describeRejection } from "../store/rejections.js";
@@ -45,6 +47,8 @@ export interface Mismatch {
   text: string;
   /** Whether a heal can help (not when the screen changed size mid-call). */
   healable: boolean;
+  /** How the poll ended: the screen `settled` without matching, or was still changing at the `deadline`. */
+  ended?: MismatchEnd;
   /** Set when the heal was refused because a person rejected it: the kind's failure says so. */
   rejected?: string;
 }
@@ -179,7 +183,8 @@ async function useOrHeal<Rec extends StoredRecordBase, R, M extends Mismatch>(
   from: string,
 ): Promise<Done<R>> {
   const { call, key, kind } = run;
-  const until = kind.healing ? call.deadline.after("matchBeforeHeal") : call.deadline.end;
+  const { deadline } = call;
+  const until = kind.healing ? deadline.after("matchBeforeHeal") : deadline.end - failureReserve(deadline.remaining());
   const used = await kind.use(stored, until);
   if ("done" in used) return usedValue(call, from, used.done);
   if (!kind.healing || !used.mismatch.healable) return kind.fail(stored, used.mismatch);
@@ -230,7 +235,8 @@ async function healAndStore<Rec extends StoredRecordBase, R, M extends Mismatch>
   });
   await replaceRecord(call.config.store, key, record, healed.image, stored.image);
   const { done } = healed;
-  return { ...done, detail: [`${HEALED_MESSAGE}: ${key}.json`, done.detail].filter(Boolean).join("; ") };
+  const message = done.outcome === "updated" ? UPDATED_MESSAGE : HEALED_MESSAGE;
+  return { ...done, detail: [`${message}: ${key}.json`, done.detail].filter(Boolean).join("; ") };
 }
 
 /** The rejection a heal from `mismatch` would repeat, if any; no model is asked. */

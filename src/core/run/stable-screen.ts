@@ -3,12 +3,11 @@ import type { Call } from "./call.js";
 import type { Rect } from "../ground/geometry.js";
 import { decode, type RawImage } from "../pixels/images.js";
 import { isUniformOutside, sameOutside } from "../pixels/masks.js";
+import { sameScreen, type SettleRule } from "./settle.js";
 
 const STABLE_POLL_MS = 100;
 /** How often a replay or comparison takes a new screenshot while the screen is still loading. */
 const MATCH_POLL_MS = 200;
-/** With autoHeal, a screen unchanged for this long without matching goes to the model without waiting longer. */
-const HEAL_AFTER_UNCHANGED_MS = 3_000;
 
 /** A screenshot with its decoded pixels. */
 export interface Shot {
@@ -62,28 +61,65 @@ export interface Look<T> {
   value: T;
 }
 
+/** How {@link pollForMatch} polls. */
+export interface MatchPoll {
+  /** The time (ms since the epoch) by which the poll has ended: no look starts that could not end by then. */
+  until: number;
+  /** Regions whose changes are not motion, for the settle rule. */
+  masks: Rect[];
+  /** When a screen that does not match counts as final (src/core/run/settle.ts). */
+  settle: SettleRule;
+}
+
+/** How a poll without a match ended: the screen `settled` without matching, or was still changing at the `deadline`. */
+export type MismatchEnd = "settled" | "deadline";
+
+/** What a poll returns: the last screenshot and look, and how the poll ended. */
+export type Polled<T> = { png: Buffer; value: T } & (
+  { matched: true; ended: "matched" } | { matched: false; ended: MismatchEnd }
+);
+
 /**
- * Take screenshots until `look` finds a match, or the poll ends: at `until`, or, when `healing`,
- * once the screen has stopped changing for a while (it will not match later, so the model should
- * look now). A screenshot with the same bytes as the last one is not looked at again. Returns the
- * last screenshot and the last look.
+ * Take screenshots until `look` finds a match, or the poll ends: once the screen has settled
+ * (`settle.shots` screenshots in a row identical outside the masks) and stayed so for
+ * `settle.graceMs` without matching, or before `until` would pass. A screenshot with the same
+ * bytes as the last one is not looked at again. Returns the last screenshot, the last look and
+ * how the poll ended.
  */
 export async function pollForMatch<T>(
   call: Call,
-  { until, healing }: { until: number; healing: boolean },
+  { until, masks, settle }: MatchPoll,
   look: (png: Buffer) => Promise<Look<T>>,
-): Promise<Look<T> & { png: Buffer }> {
+): Promise<Polled<T>> {
   let last: (Look<T> & { png: Buffer }) | undefined;
-  let unchangedSince = Date.now();
+  let inARow = 0;
+  let settledAt: number | undefined;
+  // The longest screenshot-and-look so far: the next one starts only if it can end by `until`.
+  let longest = 0;
   for (;;) {
+    const started = Date.now();
     const png = await call.screenshot();
-    if (!last?.png.equals(png)) {
-      unchangedSince = Date.now();
-      last = { png, ...(await look(png)) };
+    const same = last !== undefined && (await sameScreen(last.png, png, masks));
+    inARow = same ? inARow + 1 : 1;
+    if (!last?.png.equals(png)) last = { png, ...(await look(png)) };
+    const now = Date.now();
+    longest = Math.max(longest, now - started);
+    const { png: lastPng, value } = last;
+    if (last.matched) return { png: lastPng, value, matched: true, ended: "matched" };
+    if (inARow < settle.shots) settledAt = undefined;
+    else if ((settledAt ??= now) + settle.graceMs <= now)
+      return { png: lastPng, value, matched: false, ended: "settled" };
+    if (now + MATCH_POLL_MS + longest > until) {
+      return { png: lastPng, value, matched: false, ended: inARow >= settle.shots ? "settled" : "deadline" };
     }
-    if (last.matched) return last;
-    if (Date.now() + MATCH_POLL_MS >= until) return last;
-    if (healing && Date.now() - unchangedSince >= HEAL_AFTER_UNCHANGED_MS) return last;
     await call.deadline.sleep(MATCH_POLL_MS);
   }
+}
+
+/** How a failed poll ended, for messages: ", on a settled screen (…)" or ", still changing at the timeout". */
+export function describeEnd(ended: MismatchEnd | undefined, settle: SettleRule): string {
+  if (ended === "settled") {
+    return `, on a screen that had stopped changing (${settle.shots} identical screenshots in a row)`;
+  }
+  return ended === "deadline" ? ", and the screen was still changing at the timeout" : "";
 }

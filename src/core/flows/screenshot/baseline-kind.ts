@@ -11,8 +11,9 @@
  * - element-tree.ts: the accessibility tree stored with a baseline, and what changed on a mismatch.
  */
 import { screenOf } from "../../device/description.js";
-import { NotStoredError, ScreenshotMismatchError } from "../../ground/errors.js";
+import { NotStoredError, ScreenshotMismatchError, withArticle } from "../../ground/errors.js";
 import type { Call } from "../../run/call.js";
+import { describeEnd } from "../../run/stable-screen.js";
 import { runStored, type Done, type StoredKind } from "../../run/lifecycle.js";
 import { baselineKey } from "../../store/keys.js";
 import { BaselineRecordSchema, BaselineValueSchema, type BaselineRecord } from "../../store/records.js";
@@ -21,6 +22,7 @@ import { resolveMasks, withPromptMasks } from "./element-masks.js";
 import { withChangesNamed, withChangesOf, withTree } from "./element-tree.js";
 import type { ScreenshotParams } from "./input.js";
 import { healBaseline, learnBaseline } from "./judge.js";
+import { updateBaseline } from "./update.js";
 import { reportMismatch, useBaseline, useBaselineNow, type PixelMismatch, type ScreenshotDone } from "./pixel-check.js";
 
 export type { ScreenshotDone } from "./pixel-check.js";
@@ -41,7 +43,8 @@ function baselineKind(
   params: ScreenshotParams,
 ): StoredKind<BaselineRecord, ScreenshotDone, PixelMismatch> {
   const subject = `toMatchScreenshot "${params.name}" on ${call.deviceSlug}`;
-  const healing = params.autoHeal && call.config.mode === "auto";
+  const { mode } = call.config;
+  const healing = (params.autoHeal && mode === "auto") || mode === "update";
   const place = { key, where: `${call.config.store.location}/${key}` };
   return {
     noun: "baseline",
@@ -49,7 +52,7 @@ function baselineKind(
     valueSchema: BaselineValueSchema,
     healing,
 
-    notStored(otherScreen) {
+    async notStored(otherScreen) {
       const d = call.device;
       const what = otherScreen
         ? `The baseline "${params.name}" for ${call.deviceSlug} (${place.where}.json) was stored on a ` +
@@ -57,7 +60,7 @@ function baselineKind(
         : `No baseline "${params.name}" is stored for ${call.deviceSlug} (${place.where}.json).`;
       return new NotStoredError(
         `${what} mode is "replay", so the model is not asked to judge one. Store it by running this step once on ` +
-          `a ${d.model} (${d.platform} ${d.osVersion}) with mode "auto" and a model configured, then commit the ` +
+          `${withArticle(d.model)} (${d.platform} ${d.osVersion}) with mode "auto" and a model configured, then commit the ` +
           `new files under _ai_/.`,
       );
     },
@@ -66,7 +69,7 @@ function baselineKind(
     use: async (stored, until) => {
       const resolved = await resolveMasks(call, params, stored);
       return withChangesNamed(call, stored, until, (end) =>
-        useBaseline(call, stored, { params: resolved, until: end, healing }),
+        useBaseline(call, stored, { params: resolved, until: end }),
       );
     },
 
@@ -76,14 +79,16 @@ function baselineKind(
       return baselineFingerprint(mismatch.shot.raw, call.device);
     },
 
-    async fail(_stored, { text, baseline, shot, diffPixels, diffPng, rejected }) {
+    async fail(_stored, { text, baseline, shot, diffPixels, diffPng, rejected, ended }) {
       await reportMismatch(call, baseline, shot, diffPng);
       const hint = rejected
         ? `; ${rejected}. Fix the app; or, if the new screen is right after all, `
-        : `, still at the deadline. ` +
+        : `${describeEnd(ended, params.settle)}. ` +
           (params.autoHeal && call.config.mode === "replay"
             ? `autoHeal is off in mode "replay". `
-            : `If the change is intended, run with { autoHeal: true } to let the model confirm it and update the baseline. `) +
+            : `If the change is intended, accept it with \`npx tapshot accept --failed\` (the screenshot this run kept ` +
+              `becomes the baseline), rerun with TAPSHOT_MODE=update, or run with { autoHeal: true } to let the model ` +
+              `confirm it. `) +
           `To judge a new baseline instead, `;
       throw new ScreenshotMismatchError(
         `${subject}: ${text}${hint}delete ${place.where}.json and .png.`,
@@ -101,6 +106,13 @@ function baselineKind(
 
     heal: async (stored, mismatch) => {
       const resolved = await resolveMasks(call, params, stored);
+      if (mode === "update") {
+        // No model call in mode update: the stored prompt masks carry over as they are.
+        const updated = await updateBaseline(call, { stored, mismatch, params: resolved });
+        const { promptMasks } = stored.record;
+        const kept = promptMasks ? { ...updated, fields: { ...updated.fields, promptMasks } } : updated;
+        return withTree(call, withChangesOf(mismatch, kept));
+      }
       const healed = await healBaseline(call, { stored, mismatch, params: resolved }, place);
       return withPromptMasks(call, params, await withTree(call, withChangesOf(mismatch, healed)));
     },

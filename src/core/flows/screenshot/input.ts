@@ -14,6 +14,7 @@ import {
   checkTimeout,
 } from "../../ground/checks.js";
 import { checkMaskEntries, type CheckedMasks } from "./mask-entries.js";
+import { checkSettle, DEFAULT_SETTLE, type SettleRule } from "../../run/settle.js";
 import { baselineNameProblem, suggestBaselineName } from "../../store/keys.js";
 
 export const DEFAULT_THRESHOLD = 0.1;
@@ -32,9 +33,20 @@ export interface ScreenshotParams {
   mask: Box[];
   /** The caller's selector, element and prompt masks (src/core/flows/screenshot/mask-entries.ts). */
   byElement: Omit<CheckedMasks, "boxes">;
+  /** When a screen that does not match counts as final. */
+  settle: SettleRule;
 }
 
-const SCREENSHOT_OPTIONS = ["autoHeal", "timeout", "signal", "threshold", "maxDiffPixels", "maxDiffPixelRatio", "mask"];
+const SCREENSHOT_OPTIONS = [
+  "autoHeal",
+  "timeout",
+  "signal",
+  "threshold",
+  "maxDiffPixels",
+  "maxDiffPixelRatio",
+  "mask",
+  "settle",
+];
 
 /** Check every argument before any device or model call. */
 export function checkScreenshotInput(name: unknown, prompt: unknown, options: unknown) {
@@ -48,6 +60,7 @@ export function checkScreenshotInput(name: unknown, prompt: unknown, options: un
     maxDiffPixelRatio:
       opts.maxDiffPixelRatio === undefined ? undefined : checkRatio(opts.maxDiffPixelRatio, "maxDiffPixelRatio", 0),
     ...checkMasks(opts.mask),
+    settle: checkSettle(opts.settle, DEFAULT_SETTLE.toMatchScreenshot),
   };
   return { params, timeout: checkTimeout(opts.timeout), signal: checkSignal(opts.signal) };
 }

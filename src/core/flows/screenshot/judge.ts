@@ -152,7 +152,7 @@ function baselineFields(
 }
 
 /** Fail when the screen is blank: storing it would make every later comparison meaningless. */
-async function refuseBlank(call: Call, shot: Shot, masks: Rect[], params: ScreenshotParams): Promise<void> {
+export async function refuseBlank(call: Call, shot: Shot, masks: Rect[], params: ScreenshotParams): Promise<void> {
   if (!isUniformOutside(shot.raw, masks)) return;
   await call.report("screenshot", shot.png);
   throw new RejectedError(

@@ -14,6 +14,9 @@ import { pollForMatch, type Shot } from "../../run/stable-screen.js";
 import type { BaselineRecord, Stored } from "../../store/records.js";
 import { allowedDiffPixels, describeAllowance, type ScreenshotParams } from "./input.js";
 
+/** The least time left for which a failure looks for content moved as a block. */
+const SHIFT_BUDGET_MS = 5_000;
+
 /** A stored baseline, record and image. */
 export type StoredBaseline = Stored<BaselineRecord>;
 
@@ -67,13 +70,14 @@ export function allowedFor(stored: StoredBaseline, params: ScreenshotParams): nu
 export async function useBaseline(
   call: Call,
   stored: StoredBaseline,
-  { params, until, healing }: { params: ScreenshotParams; until: number; healing: boolean },
+  { params, until }: { params: ScreenshotParams; until: number },
 ): Promise<Use<ScreenshotDone, PixelMismatch>> {
   const allowed = allowedFor(stored, params);
   const comparison = baselineComparison(stored, params);
   let baseline: Baseline | undefined;
   const decodedBaseline = async () => (baseline ??= baselineOf(stored, await decode(stored.image), params));
-  const polled = await pollForMatch<{ shot?: Shot; result: Comparison }>(call, { until, healing }, async (png) => {
+  const poll = { until, masks: baselineMasks(stored, params), settle: params.settle };
+  const polled = await pollForMatch<{ shot?: Shot; result: Comparison }>(call, poll, async (png) => {
     // Bytes first: the baseline's own bytes, or a screenshot identical to one that passed, match undecoded.
     const remembered = png.equals(stored.image) ? 0 : passedBefore(call.session, comparison, png);
     if (remembered !== undefined) return { matched: true, value: { result: { diffPixels: remembered } } };
@@ -83,14 +87,26 @@ export async function useBaseline(
     return { matched, value: { shot, result } };
   });
   if (polled.matched) return { done: matchedDone(polled.value.result.diffPixels, allowed) };
-  // A failed look only counted until the verdict was known: the failure decodes both, counts in full and draws the diff.
+  // A failed look only counted until the verdict was known: the failure decodes both, counts in full and draws
+  // the diff, while the call has time left (a screen that kept changing fails at its timeout, counted or not).
   const decoded = await decodedBaseline();
   const shot = polled.value.shot ?? { png: polled.png, raw: await decode(polled.png) };
   let result = polled.value.result;
-  if (!result.otherSize) result = await comparePixels(decoded, shot, { withDiffImage: true });
-  const text = describeMismatch(result, decoded.raw, allowed, params) + shiftClause(call, decoded.raw, shot.raw);
+  let counted = Boolean(result.otherSize);
+  if (!counted) {
+    const full = await fullCount(call, decoded, shot);
+    if (full) [result, counted] = [full, true];
+  }
+  // The shift estimate is synchronous (seconds on a large screen of a loaded machine): only for a still
+  // screen, where it means something, and with time left for it.
+  const shift =
+    polled.ended === "settled" && call.deadline.remaining() >= SHIFT_BUDGET_MS
+      ? shiftClause(call, decoded.raw, shot.raw)
+      : "";
+  const text = describeMismatch(result, decoded.raw, { allowed, params, counted }) + shift;
   const { diffPixels, diffPng } = result;
-  return { mismatch: { text, healable: !result.otherSize, baseline: decoded, shot, diffPixels, diffPng } };
+  const mismatch = { text, healable: !result.otherSize, ended: polled.ended, baseline: decoded, shot, diffPixels };
+  return { mismatch: { ...mismatch, ...(diffPng ? { diffPng } : {}) } };
 }
 
 /** One look, no polling: the matched outcome when the screen matches the baseline now, else `null`. */
@@ -150,7 +166,14 @@ async function countUntilVerdict({
 }
 
 /** What a comparison computes: a diff image (and so the full count), or a verdict that may stop counting early. */
-type Counting = { withDiffImage: true } | { withDiffImage: false; stopAbove?: number };
+type Counting = { withDiffImage: true; signal?: AbortSignal } | { withDiffImage: false; stopAbove?: number };
+
+/** The full count and diff image of a failure, while the call has time left (the diff stops at the deadline). */
+function fullCount(call: Call, baseline: Baseline, shot: Shot): Promise<Comparison | undefined> {
+  return call.whileTimeLeft("counting every differing pixel and drawing the diff", () =>
+    comparePixels(baseline, shot, { withDiffImage: true, signal: call.deadline.signal }),
+  );
+}
 
 /** Compare a decoded screenshot with the baseline. */
 export async function comparePixels(
@@ -166,7 +189,7 @@ export async function comparePixels(
   const { diffPixels, diffPng } = await compare(raw, shot.raw, {
     threshold: baseline.threshold,
     masks: baseline.masks,
-    ...(counting.withDiffImage ? { diff: true } : { stopAbove: counting.stopAbove }),
+    ...(counting.withDiffImage ? { diff: true, signal: counting.signal } : { stopAbove: counting.stopAbove }),
   });
   return { diffPixels, diffPng };
 }
@@ -177,10 +200,19 @@ function baselineComparison(stored: StoredBaseline, params: ScreenshotParams): s
   return `baseline ${imageSha256} ${JSON.stringify([varying, params.mask, params.threshold])}`;
 }
 
-function describeMismatch(result: Comparison, expected: RawImage, allowed: number, params: ScreenshotParams): string {
+/** What a mismatch's message says of its count; `counted` is false when counting stopped at the verdict. */
+interface Count {
+  allowed: number;
+  params: ScreenshotParams;
+  counted: boolean;
+}
+
+function describeMismatch(result: Comparison, expected: RawImage, { allowed, params, counted }: Count): string {
   const total = expected.width * expected.height;
   if (result.otherSize)
     return `the screen is now ${result.otherSize}, the baseline ${expected.width}x${expected.height}`;
+  if (!counted)
+    return `more than ${allowed} pixels differ from the baseline, allowed ${describeAllowance(allowed, params)}`;
   return (
     `${result.diffPixels} pixels differ from the baseline (${percent(result.diffPixels / total)} of ${total}), ` +
     `allowed ${describeAllowance(allowed, params)}`
@@ -202,8 +234,11 @@ function percent(ratio: number): string {
 export async function reportMismatch(call: Call, baseline: Baseline, shot: Shot, diffPng?: Buffer): Promise<void> {
   await call.report("expected", baseline.png);
   await call.report("actual", shot.png);
-  diffPng ??= (await comparePixels(baseline, shot, { withDiffImage: true })).diffPng;
+  diffPng ??= (await fullCount(call, baseline, shot))?.diffPng;
   if (!diffPng) return;
   await call.report("diff", diffPng);
-  await call.report("composite", await sideBySide([baseline.png, shot.png, diffPng]));
+  const composite = await call.whileTimeLeft("the side-by-side image", () =>
+    sideBySide([baseline.png, shot.png, diffPng!]),
+  );
+  if (composite) await call.report("composite", composite);
 }

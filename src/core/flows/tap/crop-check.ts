@@ -4,11 +4,12 @@
  */
 import { compare, decode, decodeRegion, rectFits, type RawImage } from "../../pixels/images.js";
 import type { CropVerdict } from "../../pixels/crop.js";
+import { systemBarMasks } from "../../pixels/masks.js";
 import { nearbyShift, shifted, type Shift } from "../../pixels/moved-crop.js";
 import type { Call } from "../../run/call.js";
 import type { Done, Use } from "../../run/lifecycle.js";
 import { decodedStored, passedBefore, rememberPassed } from "../../run/passed-screens.js";
-import { pollForMatch } from "../../run/stable-screen.js";
+import { describeEnd, pollForMatch } from "../../run/stable-screen.js";
 import type { Stored, TapRecord } from "../../store/records.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
 
@@ -33,8 +34,6 @@ export interface CropUse {
   params: TapParams;
   /** The time (ms since the epoch) polling stops. */
   until: number;
-  /** The call may heal a mismatch: the poll may end early on an unchanged screen. */
-  healing: boolean;
 }
 
 /** Poll the screen until the stored crop matches (then tap the stored point) or the poll ends. */
@@ -42,11 +41,12 @@ export async function useCrop(
   call: Call,
   key: string,
   stored: Stored<TapRecord>,
-  { params, until, healing }: CropUse,
+  { params, until }: CropUse,
 ): Promise<Use<TapDone, CropMismatch>> {
   const comparison = cropComparison(key, stored.record);
   let expected: RawImage | undefined;
-  const polled = await pollForMatch(call, { until, healing }, async (png) => {
+  const poll = { until, masks: systemBarMasks(call.device), settle: params.settle };
+  const polled = await pollForMatch(call, poll, async (png) => {
     // Bytes first: a screenshot identical to one that matched this crop matches again, undecoded.
     const remembered = passedBefore(call.session, comparison, png);
     if (remembered !== undefined) return { matched: true, value: { diffRatio: remembered } };
@@ -66,8 +66,9 @@ export async function useCrop(
   const diffRatio = actual ? (await compare(expected!, actual, { threshold: CROP_VERDICT.threshold })).diffRatio : 1;
   const text =
     `the stored crop at (${crop.x}, ${crop.y}) ${crop.width}x${crop.height} never matched the screen: ` +
-    `${(diffRatio * 100).toFixed(1)}% of its pixels differed at the last try (allowed ${CROP_VERDICT.maxDiffRatio * 100}%)`;
-  return { mismatch: { text, healable: true, screenshot: polled.png, actual } };
+    `${(diffRatio * 100).toFixed(1)}% of its pixels differed at the last try (allowed ${CROP_VERDICT.maxDiffRatio * 100}%)` +
+    describeEnd(polled.ended, params.settle);
+  return { mismatch: { text, healable: true, ended: polled.ended, screenshot: polled.png, actual } };
 }
 
 /** One look, no polling: the stored point is tapped when the crop matches the screen now, else `null`. */

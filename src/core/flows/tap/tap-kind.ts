@@ -9,7 +9,7 @@
  * - scroll-tap.ts: taps that scroll to find their element;
  * - transfer.ts: a tap stored on other devices of the platform, tried before the model.
  */
-import { ElementNotFoundError, NotStoredError, ReplayMismatchError, clause } from "../../ground/errors.js";
+import { ElementNotFoundError, ReplayMismatchError, clause } from "../../ground/errors.js";
 import { decodeRegion, encodePng, outlineRect, rectFits } from "../../pixels/images.js";
 import type { Call } from "../../run/call.js";
 import { runStored, type Done, type StoredKind } from "../../run/lifecycle.js";
@@ -19,6 +19,7 @@ import { tapFingerprint } from "../../store/rejections.js";
 import { useCrop, useCropNow } from "./crop-check.js";
 import { evidenceText, healCheaply, movedHint } from "./heal-ladder.js";
 import { locateAndTap, settledScreenshot, tapValue } from "./locate.js";
+import { tapNotStored } from "./not-stored.js";
 import { learnScrolled, useScrolled } from "./scroll-tap.js";
 import { transferHint, tryTransfer } from "./transfer.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
@@ -39,7 +40,8 @@ export function runTap(call: Call, key: string, params: TapParams): Promise<Done
 
 function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapRecord, TapDone, CropMismatch> {
   const subject = `tap "${params.prompt}" on ${call.deviceSlug}`;
-  const healing = params.autoHeal && call.config.mode === "auto";
+  // Mode update learns a tap whose crop no longer matches again, as autoHeal does (heal ladder, then the model).
+  const healing = (params.autoHeal && call.config.mode === "auto") || call.config.mode === "update";
   return {
     noun: "tap",
     schema: TapRecordSchema,
@@ -47,23 +49,17 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
     healing,
 
     async notStored() {
-      const d = call.device;
       // What a transfer would have done on this screen, nothing tapped or stored; a failed look is only noted.
       const transfer = await transferHint(call, key, () => settledScreenshot(call), params).catch((error: unknown) => {
         call.note(`transfer not weighed: ${(error as Error).message.split("\n")[0]}`);
         return "";
       });
-      return new NotStoredError(
-        `No stored tap for "${params.prompt}"${params.verify ? ` with verify "${params.verify}"` : ""} on ` +
-          `${call.deviceSlug} (${call.config.store.location}/${key}.json). mode is "replay", so the model is not ` +
-          `asked. Learn it by running this flow once on a ${d.model} (${d.platform} ${d.osVersion}) ` +
-          `with mode "auto" and a model configured, then commit the new files under _ai_/.${transfer}`,
-      );
+      return tapNotStored(call, key, params, { transfer });
     },
 
     use(stored, until) {
       if (params.scroll) return useScrolled(call, stored, params.scroll, until);
-      return useCrop(call, key, stored, { params, until, healing });
+      return useCrop(call, key, stored, { params, until });
     },
 
     async useNow(stored) {
@@ -74,14 +70,21 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
 
     async fail(stored, mismatch) {
       await call.report("expected", stored.image, "expected-crop");
-      if (mismatch.actual) await call.report("actual", await encodePng(mismatch.actual), "actual-crop");
-      await call.report("screenshot", await outlineRect(mismatch.screenshot, stored.record.crop), "screenshot");
-      const moved = mismatch.rejected ? "" : await movedHint(call, stored, mismatch, params);
+      const { actual, screenshot } = mismatch;
+      await call.whileTimeLeft("the failure's crop and screenshot images", async () => {
+        if (actual) await call.report("actual", await encodePng(actual), "actual-crop");
+        await call.report("screenshot", await outlineRect(screenshot, stored.record.crop), "screenshot");
+      });
+      const moved = mismatch.rejected
+        ? ""
+        : ((await call.whileTimeLeft("looking for the element elsewhere", () =>
+            movedHint(call, stored, mismatch, params),
+          )) ?? "");
       const hint = mismatch.rejected
         ? `${mismatch.rejected}. Fix the app; or, if the new place is right after all, delete ${key}.json to learn it again.`
-        : `The screen may have changed. If the element moved or was restyled, run with { autoHeal: true } to let ` +
-          `the model find it again and update ${key}.json; if the prompt or verify no longer fits, reword it to ` +
-          `learn a new value.`;
+        : `The screen may have changed. If the element moved or was restyled, run with { autoHeal: true } or ` +
+          `TAPSHOT_MODE=update to find it again and update ${key}.json; if the prompt or verify no longer fits, ` +
+          `reword it to learn a new value.`;
       throw new ReplayMismatchError(`${subject}: ${mismatch.text}.${moved} ${hint}`);
     },
 

@@ -2,6 +2,7 @@
 import type { Point } from "../../ground/geometry.js";
 import type { RawImage } from "../../pixels/images.js";
 import type { Mismatch } from "../../run/lifecycle.js";
+import type { SettleRule } from "../../run/settle.js";
 import type { ScrollParams } from "./scroll/options.js";
 
 /** Parameters of one tap, already validated. */
@@ -15,6 +16,8 @@ export interface TapParams {
   heal: { nearby: boolean; search: boolean; accessibility: boolean };
   /** Try the tap's records on other devices before the model when nothing is stored here (docs/transfer.md). */
   transfer: boolean;
+  /** When a screen without the stored crop counts as final. */
+  settle: SettleRule;
 }
 
 /** What a tap returns besides its outcome and model calls. */

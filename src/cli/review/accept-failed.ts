@@ -1,0 +1,149 @@
+/**
+ * `tapshot accept --failed [--run <id>]` (docs/reviewing.md "Accepting a failure"): each baseline
+ * that failed in a run becomes the stored baseline from the screenshot the run kept (its `actual`
+ * artifact), marked accepted, the old value kept as `previous`. No model, no device. A failure is
+ * refused when what is stored no longer is what it failed against.
+ */
+import path from "node:path";
+import { promises as fs } from "node:fs";
+import { pngSize } from "../../core/pixels/png.js";
+import {
+  BaselineRecordSchema,
+  BaselineValueSchema,
+  FORMAT,
+  readRecord,
+  replaceRecord,
+  sha256,
+} from "../../core/store/records.js";
+import type { Store } from "../../core/store/store.js";
+import { EXIT } from "../exit.js";
+import { printJson, printLines } from "../format.js";
+import { realFileIn } from "../report/files.js";
+import { artifactLabel, type Run, type RunEntry } from "../runs.js";
+import { withKeyLock, type ReviewBy } from "./actions.js";
+import { locate } from "./decide.js";
+
+/** The `model` of a baseline accepted from a failure: a person decided, no model was asked. */
+export const ACCEPTED_FAILURE_MODEL = "tapshot accept --failed (no model)";
+
+/** What happened to one failure. */
+export interface FailureDecision {
+  key: string;
+  action: "accepted" | "refused";
+  /** Store keys written, for the user to commit. */
+  files: string[];
+  why?: string;
+}
+
+/** The last failure of each baseline key in `runs` (a retried test fails more than once), and the failed taps. */
+function failuresOf(runs: Run[]): { baselines: { run: Run; entry: RunEntry & { key: string } }[]; taps: RunEntry[] } {
+  const last = new Map<string, { run: Run; entry: RunEntry & { key: string } }>();
+  const taps: RunEntry[] = [];
+  for (const run of runs) {
+    for (const entry of run.entries) {
+      if (entry.outcome !== "failed") continue;
+      if (entry.api === "tap") taps.push(entry);
+      else if (entry.key) last.set(entry.key, { run, entry: entry as RunEntry & { key: string } });
+    }
+  }
+  return { baselines: [...last.values()], taps };
+}
+
+/** The image with `label` the run kept for `entry`, read only from inside the run's folder. */
+async function artifactOf(run: Run, entry: RunEntry, label: string): Promise<Buffer | undefined> {
+  const files = (entry.artifacts ?? []).filter((a) => new RegExp(`^${label}(-\\d+)?$`).test(artifactLabel(a)));
+  const file = files.at(-1);
+  const real = file && (await realFileIn(path.resolve(run.dir, file), run.dir));
+  return real ? fs.readFile(real) : undefined;
+}
+
+/** Accept one failure under the key's lock, or say why not. */
+async function acceptFailure(store: Store, run: Run, entry: RunEntry & { key: string }, by: ReviewBy) {
+  const { key } = entry;
+  const refuse = (why: string): FailureDecision => ({ key, action: "refused", files: [], why });
+  const actual = await artifactOf(run, entry, "actual");
+  const expected = await artifactOf(run, entry, "expected");
+  if (!actual || !expected) return refuse(`run ${run.id} kept no expected and actual images of it`);
+  return withKeyLock(store, key, async () => {
+    const stored = await readRecord(store, key, BaselineRecordSchema);
+    if (!stored) return refuse(`no baseline is stored at ${key}.json any more`);
+    const { record } = stored;
+    if (record.name !== entry.name || key.split("/").at(-1) !== entry.device) {
+      return refuse(`the stored baseline is "${record.name}" on another device than the failure's`);
+    }
+    const size = pngSize(actual);
+    const screen = record.device.screen;
+    if (!size || size.width !== screen.width || size.height !== screen.height) {
+      return refuse(
+        `the failure's screenshot is ${size ? `${size.width}x${size.height}` : "not a PNG"}, the stored baseline ` +
+          `${screen.width}x${screen.height}: it is not the same screen`,
+      );
+    }
+    if (sha256(expected) !== record.imageSha256) {
+      return refuse(`the stored baseline changed since run ${run.id} failed against it; rerun the test`);
+    }
+    const now = by.at;
+    const accepted = BaselineRecordSchema.parse({
+      ...record,
+      format: FORMAT,
+      model: ACCEPTED_FAILURE_MODEL,
+      reason: `accepted from the failed run ${run.id}${by.name ? ` by ${by.name}` : ""}: ${entry.detail ?? "it differed"}`,
+      imageSha256: sha256(actual),
+      storedAt: now,
+      previous: BaselineValueSchema.parse(record),
+      review: { state: "accepted", by: by.name, at: now },
+    });
+    await replaceRecord(store, key, accepted, actual, stored.image);
+    return { key, action: "accepted", files: [`${key}.previous.png`, `${key}.png`, `${key}.json`] } as FailureDecision;
+  });
+}
+
+/** Accept every failed baseline of `runs`; prints each file changed and each refusal. */
+export async function runAcceptFailed(
+  store: Store,
+  runs: Run[],
+  by: ReviewBy,
+  { json }: { json?: boolean },
+): Promise<number> {
+  const { baselines, taps } = failuresOf(runs);
+  const done: FailureDecision[] = [];
+  for (const { run, entry } of baselines) {
+    try {
+      done.push(await acceptFailure(store, run, entry, by));
+    } catch (error) {
+      done.push({ key: entry.key, action: "refused", files: [], why: (error as Error).message });
+    }
+  }
+  const refused = done.filter((d) => d.action === "refused");
+  const ids = runs.map((r) => r.id).join(", ") || "none";
+  if (json) {
+    printJson({
+      storage: store.location,
+      runs: runs.map((r) => r.id),
+      changes: done.map((d) => ({ ...d, files: d.files.map((f) => locate(store, f)) })),
+    });
+  } else {
+    const accepted = done.filter((d) => d.action === "accepted");
+    const lines = [
+      baselines.length
+        ? `Accepted ${accepted.length} failed baseline${accepted.length === 1 ? "" : "s"} of run ${ids}${accepted.length ? ":" : "."}`
+        : `No baseline failed in run ${ids}: nothing to accept.`,
+    ];
+    for (const d of accepted) lines.push(`  ${d.key}`, ...d.files.map((f) => `    ${locate(store, f)}`));
+    if (accepted.length) lines.push("Commit the files above.");
+    if (taps.length) {
+      lines.push(
+        `${taps.length} tap${taps.length === 1 ? "" : "s"} failed too: a tap is not accepted from a failure; ` +
+          `rerun with TAPSHOT_MODE=update (or autoHeal) to learn ${taps.length === 1 ? "it" : "them"} again.`,
+      );
+    }
+    printLines(lines);
+    if (refused.length) {
+      printLines(
+        refused.map((d) => `tapshot: did not accept ${d.key}: ${d.why}`),
+        process.stderr,
+      );
+    }
+  }
+  return refused.length ? EXIT.failure : EXIT.ok;
+}

@@ -1,0 +1,68 @@
+/**
+ * Fast verdicts on the rig (docs/api.md "When a call fails"): a real, still change on a real
+ * Chromium page fails once the screen has settled, far before a long timeout.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ScreenshotMismatchError } from "../../src/core/ground/errors.js";
+import { gemini } from "../../src/providers/index.js";
+import { configureAi, resetAi } from "../../src/runner/index.js";
+import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
+import { domKnowledge, type DomKnowledge } from "../support/dom-knowledge.js";
+import { pixel7 } from "../../rig/profiles.js";
+import { rigTarget, startRig, type Rig } from "../../rig/session.js";
+
+const KEY = "e2e-fail-fast-key";
+/** Longer than this test's own 120 s limit: a call that waited for it would fail the test. */
+const LONG = 600_000;
+
+let rig: Rig;
+let double: WireDouble;
+let knowledge: DomKnowledge;
+let storageDir: string;
+
+beforeAll(async () => {
+  knowledge = domKnowledge();
+  [rig, double] = await Promise.all([startRig(), startGeminiDouble(knowledge, { apiKey: KEY })]);
+}, 180_000);
+
+afterAll(async () => {
+  resetAi();
+  await Promise.allSettled([rig?.stop(), double?.close()]);
+}, 60_000);
+
+beforeEach(async () => {
+  storageDir = await mkdtemp(join(tmpdir(), "tapshot-e2e-fast-"));
+  configureAi({
+    channel: gemini({ apiKey: KEY, baseUrl: double.baseUrl }),
+    storageDir,
+    target: rigTarget,
+    log: false,
+    resultsDir: join(storageDir, "results"),
+    mode: "auto",
+  });
+});
+
+afterEach(async () => {
+  await rm(storageDir, { recursive: true, force: true });
+});
+
+test("a redesigned, still cart fails once settled, not at its 10-minute timeout, with no model call", async () => {
+  const phone = await rig.session(pixel7);
+  knowledge.session = phone;
+  await phone.open("cart");
+  const stored = await phone.ai.expect(phone.driver).toMatchScreenshot("cart", "the cart; the balance varies");
+  expect(stored.outcome).toBe("stored");
+
+  await phone.open("cart", { variant: "redesign" });
+  const before = double.received.length;
+  const error = await phone.ai
+    .expect(phone.driver)
+    .toMatchScreenshot("cart", "the cart; the balance varies", { timeout: LONG })
+    .catch((e: unknown) => e);
+
+  expect(error).toBeInstanceOf(ScreenshotMismatchError);
+  expect((error as Error).message).toContain("on a screen that had stopped changing");
+  expect(double.received.length).toBe(before);
+}, 120_000);
