@@ -89,6 +89,43 @@ describe("a call ends at its deadline whatever its channel does", () => {
   });
 });
 
+describe("the device's page source is waited for only within the call's deadline", () => {
+  test("a driver slow to answer the page source cannot hold a learn past its timeout", async () => {
+    const device = new FakeDevice(checkoutScene());
+    let answered = false;
+    // Answers 1.5 s after the call's deadline, before the page source's own 5 s cap would give up.
+    device.pageSource = () =>
+      new Promise((resolve) =>
+        setTimeout(() => {
+          answered = true;
+          resolve("<hierarchy />");
+        }, 4000),
+      );
+    configure(new ScriptedChannel({ locate: locateOnDevice(device) }));
+    await expect(api.tap(fakeDriver(device), "the checkout button", { timeout: 2500 })).rejects.toMatchObject({
+      code: "timeout",
+    });
+    expect(answered).toBe(false);
+    expect(device.taps).toHaveLength(0);
+  });
+
+  test("an unanswered page source request is not followed by a second one on the same session", async () => {
+    const device = new FakeDevice(checkoutScene());
+    const pending: Array<(xml: string) => void> = [];
+    device.pageSource = () => new Promise((resolve) => pending.push(resolve));
+    configure(new ScriptedChannel({ locate: locateOnDevice(device) }));
+    const driver = fakeDriver(device);
+    await expect(api.tap(driver, "the checkout button", { timeout: 1500 })).rejects.toMatchObject({
+      code: "timeout",
+    });
+    const next = await api.tap(driver, "the header", { timeout: 5000 });
+    expect(next.outcome).toBe("learned");
+    expect(device.pageSources).toBe(1);
+    expect(logs.at(-1)?.detail).toContain("an earlier page source request on this session has not answered");
+    for (const resolve of pending) resolve("<hierarchy />");
+  });
+});
+
 describe("nothing is stored or reported as success after the deadline", () => {
   test("a verify check that passes after the deadline stores no tap", async () => {
     const device = new FakeDevice(checkoutScene());

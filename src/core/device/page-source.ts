@@ -65,25 +65,37 @@ export interface PageSourceDevice {
   screen: Size;
 }
 
-/** Read and parse the page source; `skipped` says why there are no elements. */
+/**
+ * Read and parse the page source; `skipped` says why there are no elements. The read is raced
+ * with `signal` (the call's deadline) as well as the cap in `limits`: a driver's slow `/source`
+ * is given up on when either ends, never waited for past the call's deadline.
+ */
 export async function readPageSource(
   read: (() => Promise<string>) | undefined,
   device: PageSourceDevice,
-  limits: PageSourceLimits = LIMITS,
+  options: { signal?: AbortSignal; limits?: PageSourceLimits } = {},
 ): Promise<PageSourceReading> {
   if (!read) return { skipped: "this device session has no page source", absent: true };
+  const { signal, limits = LIMITS } = options;
   const started = Date.now();
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   let xml: unknown;
   try {
-    const timeout = new Promise<never>((_, reject) => {
+    const giveUp = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${limits.timeoutMs} ms`)), limits.timeoutMs);
+      onAbort = () => reject(new Error("no answer before the call's deadline"));
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
     });
-    xml = await Promise.race([read(), timeout]);
+    const reading = read();
+    reading.catch(() => undefined);
+    xml = await Promise.race([reading, giveUp]);
   } catch (error) {
     return { skipped: `reading the page source failed: ${(error as Error).message}` };
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
   if (typeof xml !== "string") return { skipped: `the page source is a ${typeof xml}, not XML text` };
   if (xml.length > limits.maxChars) {

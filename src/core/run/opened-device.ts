@@ -10,6 +10,8 @@ import { imageSize } from "../pixels/images.js";
 
 export class OpenedDevice {
   private description: DescribedDevice | undefined;
+  /** A page source read that has not answered yet. */
+  private pendingPageSource: Promise<string> | undefined;
 
   constructor(private readonly session: DeviceSession) {}
 
@@ -54,9 +56,26 @@ export class OpenedDevice {
     return this.session.swipe(swipe);
   }
 
-  /** The session's page source reader, when it has one. */
+  /**
+   * The session's page source reader, when it has one. WebDriver has no way to cancel a request:
+   * a `/source` given up on keeps the Appium server busy until it answers, and the server runs
+   * one command at a time. So while one read is unanswered, another read fails at once instead
+   * of queueing a second `/source` behind it (docs/heal.md).
+   */
   get pageSource(): (() => Promise<string>) | undefined {
     const session = this.session;
-    return session.pageSource ? () => session.pageSource!() : undefined;
+    if (!session.pageSource) return undefined;
+    return () => {
+      if (this.pendingPageSource) {
+        return Promise.reject(new Error("an earlier page source request on this session has not answered yet"));
+      }
+      const reading = session.pageSource!();
+      const pending = reading.finally(() => {
+        if (this.pendingPageSource === pending) this.pendingPageSource = undefined;
+      });
+      pending.catch(() => undefined);
+      this.pendingPageSource = pending;
+      return reading;
+    };
   }
 }
