@@ -132,6 +132,51 @@ describe("the device's page source is waited for only within the call's deadline
   });
 });
 
+describe("a screen that never stops moving", () => {
+  /**
+   * The checkout screen with a spinner whose colour changes on every screenshot, far from the button,
+   * and screenshots that take as long as a real device's.
+   */
+  class SpinnerDevice extends FakeDevice {
+    private frame = 0;
+    // A real device's screenshot takes a few hundred ms.
+    override async screenshot(): Promise<Buffer> {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const spinner = {
+        id: "spinner",
+        x: 160,
+        y: 200,
+        width: 40,
+        height: 40,
+        fill: ["#f00", "#0f0", "#00f"][this.frame++ % 3]!,
+      };
+      this.scene = { ...this.scene, elements: [...this.scene.elements.filter((e) => e.id !== "spinner"), spinner] };
+      return super.screenshot();
+    }
+  }
+  const base = fakeAdapter();
+  const swiping = createPlatformApi({
+    ...base,
+    open: (driver: unknown) => ({ ...base.open(driver), swipe: async () => undefined }),
+  });
+
+  test("a scroll tap replays on it within its timeout, as a plain tap does", async () => {
+    const device = new SpinnerDevice(checkoutScene());
+    configure(new ScriptedChannel({ locate: locateOnDevice(device) }));
+    const scroll = { direction: "down" as const, maxSwipes: 2 };
+    const learned = await swiping.tap(fakeDriver(device), "the checkout button", { scroll, timeout: 20_000 });
+    expect(learned.outcome).toBe("learned");
+    configure(hungChannel);
+    const replayed = await swiping.tap(fakeDriver(device), "the checkout button", {
+      scroll,
+      autoHeal: false,
+      timeout: 4000,
+    });
+    expect(replayed.outcome).toBe("replayed");
+    expect(device.taps).toHaveLength(2);
+  });
+});
+
 describe("a bucket is waited for only within the call's deadline", () => {
   let s3: TestS3;
   let proxy: FaultProxy;
