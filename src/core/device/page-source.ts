@@ -167,18 +167,27 @@ function androidBounds(attrs: Record<string, string>): Rect | undefined {
   const m = /^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$/.exec(attrs.bounds ?? "");
   if (!m) return undefined;
   const [x1, y1, x2, y2] = m.slice(1).map(Number) as [number, number, number, number];
-  return x2 > x1 && y2 > y1 ? { x: x1, y: y1, width: x2 - x1, height: y2 - y1 } : undefined;
+  return x2 > x1 && y2 > y1 ? finiteRect({ x: x1, y: y1, width: x2 - x1, height: y2 - y1 }) : undefined;
 }
 
 function iosBounds(attrs: Record<string, string>, scale: number): Rect | undefined {
   const [x, y, w, h] = ["x", "y", "width", "height"].map((k) => Number(attrs[k]));
   if (![x, y, w, h].every((v) => Number.isFinite(v)) || !(w! > 0) || !(h! > 0)) return undefined;
-  return {
+  return finiteRect({
     x: Math.round(x! * scale),
     y: Math.round(y! * scale),
     width: Math.round(w! * scale),
     height: Math.round(h! * scale),
-  };
+  });
+}
+
+/**
+ * `r` when every number of it is finite. Digits past a double's range read as ±Infinity, and a
+ * width of Infinity - Infinity is NaN, which passes every `<= 0` check: such an element is dropped.
+ */
+function finiteRect(r: Rect): Rect | undefined {
+  const { x, y, width, height } = r;
+  return [x, y, width, height, x + width, y + height].every(Number.isFinite) ? r : undefined;
 }
 
 /** `r` clipped to the screen, or `undefined` when less than half of it lies there. */
@@ -187,7 +196,7 @@ function visiblePart(r: Rect, screen: Size): Rect | undefined {
   const y = Math.max(0, r.y);
   const width = Math.min(screen.width, r.x + r.width) - x;
   const height = Math.min(screen.height, r.y + r.height) - y;
-  if (width <= 0 || height <= 0 || width * height < MIN_VISIBLE_SHARE * r.width * r.height) return undefined;
+  if (!(width > 0 && height > 0 && width * height >= MIN_VISIBLE_SHARE * r.width * r.height)) return undefined;
   return { x, y, width, height };
 }
 
