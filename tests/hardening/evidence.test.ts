@@ -4,7 +4,20 @@
  * numbers, a PNG whose pixels only libvips decodes right, a screenshot that is not one: never a tap,
  * never a verdict from it.
  */
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { crc32 } from "node:zlib";
+import sharp from "sharp";
 import { findElement, readPageSource, type PageSourceDevice } from "../../src/core/device/page-source.js";
+import type { AiChannel } from "../../src/core/model/contract.js";
+import { createPlatformApi } from "../../src/core/engine/engine.js";
+import { decode, decodeRegion } from "../../src/core/pixels/images.js";
+import { configureAi, resetAi } from "../../src/runner/index.js";
+import { checkoutScene, FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";
+import { locateOnDevice, ScriptedChannel } from "../support/scripted-channel.js";
+
+const api = createPlatformApi(fakeAdapter());
 
 const PIXEL_8: PageSourceDevice = { platform: "android", scale: 2.625, screen: { width: 1080, height: 2400 } };
 const IPHONE_15: PageSourceDevice = { platform: "ios", scale: 3, screen: { width: 1179, height: 2556 } };
@@ -39,5 +52,75 @@ describe("page source bounds", () => {
     if (!("elements" in reading)) throw new Error(`skipped: ${reading.skipped}`);
     expect(reading.elements.map((e) => e.attributes.name)).toEqual(["Shop"]);
     for (const { bounds } of reading.elements) expect(Object.values(bounds).every(Number.isFinite)).toBe(true);
+  });
+});
+
+/** A PNG chunk: length, type, data, CRC (https://www.w3.org/TR/png-3/#5Chunk-layout). */
+function chunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
+}
+
+/** `png` with `extra` right after its IHDR chunk (the signature and IHDR take 33 bytes). */
+const afterHeader = (png: Buffer, extra: Buffer) => Buffer.concat([png.subarray(0, 33), extra, png.subarray(33)]);
+
+describe("PNG chunks that change decoded pixels", () => {
+  /** The checkout screen sent as an RGB PNG whose tRNS chunk makes its white background transparent. */
+  class TransparentWhiteDevice extends FakeDevice {
+    override async screenshot(): Promise<Buffer> {
+      const rgb = await sharp(await super.screenshot())
+        .removeAlpha()
+        .png()
+        .toBuffer();
+      return afterHeader(rgb, chunk("tRNS", Buffer.from([0, 255, 0, 255, 0, 255])));
+    }
+  }
+
+  afterEach(() => resetAi());
+
+  test("a tap learned on a screen sent with a tRNS chunk replays on the identical screen", async () => {
+    const storageDir = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-evidence-"));
+    try {
+      const device = new TransparentWhiteDevice(checkoutScene());
+      const configure = (channel: AiChannel) =>
+        configureAi({ channel, storageDir, resultsDir: false, log: () => undefined, reportArtifact: () => undefined });
+      configure(new ScriptedChannel({ locate: locateOnDevice(device) }));
+      expect((await api.tap(fakeDriver(device), "the checkout button")).outcome).toBe("learned");
+      configure({ request: () => Promise.reject(new Error("a replay on the identical screen asks no model")) });
+      const replay = await api.tap(fakeDriver(device), "the checkout button", { autoHeal: false, timeout: 5000 });
+      expect(replay.outcome).toBe("replayed");
+    } finally {
+      await fs.rm(storageDir, { recursive: true, force: true });
+    }
+  });
+
+  test.each([
+    ["tRNS", Buffer.from([0, 10, 0, 20, 0, 30])],
+    ["gAMA", Buffer.from([0, 1, 0x86, 0xa0])],
+    ["sRGB", Buffer.from([0])],
+    ["cHRM", Buffer.alloc(32, 1)],
+    ["sBIT", Buffer.from([5, 6, 5])],
+    ["bKGD", Buffer.from([0, 255, 0, 0, 0, 0])],
+    ["cICP", Buffer.from([12, 13, 0, 1])],
+    ["eXIf", Buffer.from("4d4d002a00000008000101120003000000010006000000000000", "hex")],
+  ])("an RGB PNG with a %s chunk decodes to the pixels libvips gives", async (type, data) => {
+    const width = 16;
+    const height = 8;
+    const raw = Buffer.alloc(width * height * 3, 0);
+    for (let i = 0; i < raw.length; i++) raw[i] = (i * 37) % 256;
+    raw.set([10, 20, 30], 0);
+    const plain = await sharp(raw, { raw: { width, height, channels: 3 } })
+      .png()
+      .toBuffer();
+    const png = afterHeader(plain, chunk(type, data));
+    const libvips = await sharp(png).ensureAlpha().raw().toBuffer();
+    expect(Buffer.compare((await decode(png)).data, libvips)).toBe(0);
+    const rect = { x: 2, y: 3, width: 5, height: 4 };
+    const region = await sharp(png).extract({ left: 2, top: 3, width: 5, height: 4 }).ensureAlpha().raw().toBuffer();
+    expect(Buffer.compare((await decodeRegion(png, rect)).data, region)).toBe(0);
   });
 });
