@@ -124,3 +124,51 @@ describe("PNG chunks that change decoded pixels", () => {
     expect(Buffer.compare((await decodeRegion(png, rect)).data, region)).toBe(0);
   });
 });
+
+describe("a screenshot that is not one", () => {
+  /** The checkout screen, spoiled by `spoil` on its way from the device. */
+  class SpoiledDevice extends FakeDevice {
+    constructor(private readonly spoil: (png: Buffer) => Buffer) {
+      super(checkoutScene());
+    }
+    override async screenshot(): Promise<Buffer> {
+      return this.spoil(await super.screenshot());
+    }
+  }
+  const withHeaderSize = (png: Buffer) => {
+    const forged = Buffer.from(png);
+    forged.writeUInt32BE(60000, 16);
+    forged.writeUInt32BE(60000, 20);
+    // The IHDR's CRC is made right again, so only the size is wrong.
+    forged.writeUInt32BE(crc32(forged.subarray(12, 29)), 29);
+    return forged;
+  };
+  const cutInHalf = (png: Buffer) => png.subarray(0, Math.floor(png.length / 2));
+  let storageDir: string;
+
+  beforeEach(async () => {
+    storageDir = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-evidence-"));
+  });
+  afterEach(async () => {
+    resetAi();
+    await fs.rm(storageDir, { recursive: true, force: true });
+  });
+
+  test.each([
+    ["a header claiming 60000x60000 pixels", withHeaderSize, /its header says 60000x60000 pixels/],
+    ["a file cut off inside its pixel data", cutInHalf, /it is cut off after \d+ bytes, inside its "IDAT" chunk/],
+  ])("%s is a DeviceError saying the device sent a bad screenshot", async (_, spoil, problem) => {
+    const device = new SpoiledDevice(spoil);
+    configureAi({
+      channel: new ScriptedChannel({ locate: locateOnDevice(device) }),
+      storageDir,
+      resultsDir: false,
+      log: () => undefined,
+      reportArtifact: () => undefined,
+    });
+    const error = (await api.tap(fakeDriver(device), "the checkout button").catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({ code: "device", message: expect.stringMatching(problem) });
+    expect(error.message).toMatch(/^The device sent a bad screenshot: /);
+    expect(device.taps).toEqual([]);
+  });
+});

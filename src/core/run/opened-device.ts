@@ -7,6 +7,8 @@ import { DeviceError } from "../ground/errors.js";
 import type { Point } from "../ground/geometry.js";
 import type { Swipe } from "../device/description.js";
 import { imageSize } from "../pixels/images.js";
+import { pngStructureProblem } from "../pixels/png.js";
+import type { Size } from "../ground/geometry.js";
 
 export class OpenedDevice {
   private description: DescribedDevice | undefined;
@@ -33,8 +35,19 @@ export class OpenedDevice {
       if (error instanceof DeviceError) throw error;
       throw new DeviceError(`Taking a screenshot failed: ${(error as Error).message}`, { cause: error });
     }
+    const problem = Buffer.isBuffer(png) ? pngStructureProblem(png) : "it is not a Buffer";
+    if (problem) {
+      throw new DeviceError(
+        `The device sent a bad screenshot: ${problem}. Take the screenshot again, or check the driver and the device.`,
+      );
+    }
     let device = await this.describe(note);
-    const size = await imageSize(png);
+    let size: Size;
+    try {
+      size = await imageSize(png);
+    } catch (error) {
+      throw new DeviceError(`The device sent a bad screenshot: ${(error as Error).message}`, { cause: error });
+    }
     if (size.width !== device.screen.width || size.height !== device.screen.height) {
       device = this.description = await this.session.describe(note);
     }
