@@ -28,6 +28,7 @@ import {
 } from "./options.js";
 import type { Platform } from "../core/device/description.js";
 import { printable } from "../core/ground/printable.js";
+import { redact } from "../core/ground/secrets.js";
 
 function version(): string {
   // src/cli/main.ts and dist/cli/main.js both sit two folders below package.json.
@@ -179,11 +180,11 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     if (error instanceof UsageError) {
-      printLines([`tapshot: ${error.message}`], process.stderr);
+      printLines([`tapshot: ${redact(error.message)}`], process.stderr);
       return EXIT.usage;
     }
     printLines(
-      [`tapshot: ${error instanceof CommandFailure ? "" : "error: "}${(error as Error).message}`],
+      [`tapshot: ${error instanceof CommandFailure ? "" : "error: "}${redact((error as Error).message)}`],
       process.stderr,
     );
     return EXIT.failure;

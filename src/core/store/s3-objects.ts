@@ -7,6 +7,7 @@
  */
 import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
 import { AbortedError, ConfigError, StoreError, TimeoutError } from "../ground/errors.js";
+import { redact } from "../ground/secrets.js";
 
 type Sdk = typeof import("@aws-sdk/client-s3");
 
@@ -82,8 +83,11 @@ export class S3Objects {
     } else if (nameOf(error) === "NoSuchBucket") {
       hint = " Check the bucket name, or create the bucket.";
     }
+    // A service may quote the request's credentials back (a session token it refused).
     return new StoreError(
-      `Could not ${action} ${this.url(key)}: ${name}${status ? ` (HTTP ${status})` : ""}: ${(error as Error).message}.${hint}`,
+      redact(
+        `Could not ${action} ${this.url(key)}: ${name}${status ? ` (HTTP ${status})` : ""}: ${(error as Error).message}.${hint}`,
+      ),
       { cause: error },
     );
   }

@@ -45,6 +45,17 @@ export interface S3StoreOptions {
   client?: S3Client;
 }
 
+/**
+ * The secret environment variables of the AWS SDK's default credential chain: static keys and
+ * session tokens (fromEnv), and the container credentials' authorization token (fromContainerMetadata).
+ */
+const SDK_SECRET_VARIABLES = [
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_SECURITY_TOKEN",
+  "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+];
+
 /** What the service was found to support, checked once before the first write. */
 interface Capabilities {
   release: LeaseRelease;
@@ -87,6 +98,8 @@ export class S3Store implements Store {
       registerSecret(credentials.secretAccessKey);
       registerSecret(credentials.sessionToken);
     }
+    // What the SDK's provider chain reads from the environment: a service that echoes them must not print them.
+    for (const name of SDK_SECRET_VARIABLES) registerSecret(process.env[name]);
     this.root = `${prefix ? `${prefix}/` : ""}_ai_/`;
     this.location = `s3://${bucket}${prefix ? `/${prefix}` : ""}/_ai_`;
     this.objects = new S3Objects(
