@@ -14,6 +14,7 @@ import { createRecord, sha256, FORMAT, type BaselineRecord } from "../../src/cor
 import { readStoreModel } from "../../src/cli/model.js";
 import { runPrune } from "../../src/cli/prune.js";
 import { EXIT } from "../../src/cli/exit.js";
+import { runSync } from "../../src/cli/sync.js";
 import { randomUUID } from "node:crypto";
 import { S3Client } from "@aws-sdk/client-s3";
 import { s3Store } from "../../src/core/store/s3-store.js";
@@ -324,6 +325,49 @@ describe("a bucket's faults", () => {
     await other.read("taps/k.json");
     await other.write("taps/k.json", Buffer.from('{"v":"other"}'));
     await expect(bucket.write("taps/k.json", Buffer.from('{"v":2}'))).rejects.toThrow(/was replaced by another run/);
+  });
+
+  test("tapshot pull skips a key with .. that the bucket lists, reports it, and copies the other records", async () => {
+    const prefix = `runs/${randomUUID()}`;
+    const bucket = bucketStore(prefix);
+    const good = ["taps/android/dev/a", "taps/android/dev/b", "taps/android/dev/c"];
+    for (const key of good) {
+      await bucket.write(
+        `${key}.png`,
+        await sharp({ create: { width: 2, height: 2, channels: 3, background: "#000" } })
+          .png()
+          .toBuffer(),
+      );
+      await bucket.write(`${key}.json`, Buffer.from(`{"key":"${key}"}`), { ifAbsent: true });
+    }
+    const evil = "taps/../../x/evil";
+    // The bucket lists an object whose key climbs out of _ai_/ (S3 keys are any UTF-8 text).
+    proxy.rule = ({ method, url }) => {
+      if (method !== "GET" || url.searchParams.get("list-type") !== "2") return undefined;
+      const from = url.searchParams.get("prefix") ?? "";
+      const keys = from.endsWith("/_ai_/taps/") ? [...good, evil].map((k) => `${prefix}/_ai_/${k}.json`) : [];
+      return {
+        kind: "answer",
+        status: 200,
+        body:
+          '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+          `<Name>${s3.bucket}</Name><Prefix>${from}</Prefix><KeyCount>${keys.length}</KeyCount><MaxKeys>1000</MaxKeys>` +
+          `<IsTruncated>false</IsTruncated>${keys.map((k) => `<Contents><Key>${k}</Key></Contents>`).join("")}</ListBucketResult>`,
+      };
+    };
+    const out = jest.spyOn(process.stdout, "write").mockImplementation(() => true);
+    const code = await runSync(bucket, store, { json: true });
+    const printed = JSON.parse(out.mock.calls.map((c) => String(c[0])).join("")) as {
+      copied: string[];
+      skipped: { key: string; reason: string }[];
+    };
+    out.mockRestore();
+    expect(code).toBe(EXIT.failure);
+    expect(printed.copied).toEqual(good);
+    expect(printed.skipped).toEqual([
+      { key: evil, reason: expect.stringContaining('Invalid store key "taps/../../x/evil.json"') },
+    ]);
+    expect(await fs.readdir(dir)).toEqual(["outside", "storage"]);
   });
 
   test("a listing that repeats its continuation token stops with a StoreError instead of looping", async () => {
