@@ -41,6 +41,25 @@ describe("page source bounds", () => {
     );
   });
 
+  test('a view Espresso marks hidden (visible="false", its only visibility flag) is dropped', async () => {
+    // appium-espresso-driver's SourceDocument.kt: one tag per view named after its class, `visible` from
+    // ViewElement.isVisible (ViewMatchers.isDisplayed()), `bounds` from Rect.toShortString(), no `displayed`.
+    const view = (id: string, visible: boolean, bounds: string) =>
+      `<android.widget.Button index="0" package="com.shop" class="android.widget.Button" content-desc="" ` +
+      `checkable="false" clickable="true" enabled="true" focusable="true" visible="${visible}" bounds="${bounds}" ` +
+      `text="Checkout" hint="false" resource-id="com.shop:id/${id}" view-index="1"/>`;
+    const xml =
+      '<?xml version="1.0" encoding="UTF-8"?><android.widget.FrameLayout index="0" package="com.shop" ' +
+      'class="android.widget.FrameLayout" visible="true" bounds="[0,0][1080,2400]" view-index="0">' +
+      view("checkout_hidden", false, "[40,2000][1040,2156]") +
+      view("checkout", true, "[40,1800][1040,1956]") +
+      "</android.widget.FrameLayout>";
+    const reading = await readPageSource(async () => xml, PIXEL_8);
+    if (!("elements" in reading)) throw new Error(`skipped: ${reading.skipped}`);
+    const ids = reading.elements.map((e) => e.attributes["resource-id"]).filter(Boolean);
+    expect(ids).toEqual(["com.shop:id/checkout"]);
+  });
+
   test("XCUITest sizes that overflow once scaled to pixels drop the element", async () => {
     const xml =
       '<?xml version="1.0" encoding="UTF-8"?><AppiumAUT><XCUIElementTypeApplication type="XCUIElementTypeApplication" ' +

@@ -22,12 +22,13 @@ const ID_ATTRIBUTES: Record<Platform, string> = { android: "resource-id", ios: "
 const TEXT_ATTRIBUTES: Record<Platform, string[]> = { android: ["text", "content-desc"], ios: ["label", "value"] };
 const CLASS_ATTRIBUTES: Record<Platform, string> = { android: "class", ios: "type" };
 /**
- * The attribute saying an element is hidden: UiAutomator2 serves `displayed`
- * (AccessibilityNodeInfo.isVisibleToUser), XCUITest `visible` (read from the accessibility
- * layer; appium-xcuitest-driver's element-attributes reference). A hidden element is not what
- * the user tapped, nor a place to tap.
+ * The attributes saying an element is hidden (`"false"`): UiAutomator2 serves `displayed`
+ * (AccessibilityNodeInfo.isVisibleToUser); Espresso serves `visible` (appium-espresso-driver's
+ * SourceDocument.kt writes ViewElement.isVisible, which is ViewMatchers.isDisplayed()) and no
+ * `displayed`; XCUITest serves `visible` (read from the accessibility layer; appium-xcuitest-driver's
+ * element-attributes reference). A hidden element is not what the user tapped, nor a place to tap.
  */
-const HIDDEN: Record<Platform, string> = { android: "displayed", ios: "visible" };
+const HIDDEN: Record<Platform, string[]> = { android: ["displayed", "visible"], ios: ["visible"] };
 /** An element covering this share of the screen or more is a container, never "the element at the point". */
 const CONTAINER_SHARE = 0.5;
 /** An element with an id is preferred over a smaller one without, when at most this many times its area. */
@@ -139,7 +140,7 @@ export async function parsePageSource(xml: string, device: PageSourceDevice): Pr
       if (!tag || tag.startsWith("?") || tag === "#text") continue;
       const attrs = node[":@"] ?? {};
       // Each element's own flag decides: the drivers compute it per element, ancestors included.
-      if (attrs[HIDDEN[platform]] !== "false") {
+      if (HIDDEN[platform].every((flag) => attrs[flag] !== "false")) {
         const full = platform === "android" ? androidBounds(attrs) : iosBounds(attrs, scale);
         const bounds = full && visiblePart(full, screen);
         if (bounds) elements.push({ attributes: stableAttributes(attrs, tag, platform), bounds });
