@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
-import { findElement, readPageSource, type PageSourceDevice } from "../../src/core/device/page-source.js";
+import { elementAt, findElement, readPageSource, type PageSourceDevice } from "../../src/core/device/page-source.js";
 import type { AiChannel } from "../../src/core/model/contract.js";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
 import { decode, decodeRegion } from "../../src/core/pixels/images.js";
@@ -58,6 +58,23 @@ describe("page source bounds", () => {
     if (!("elements" in reading)) throw new Error(`skipped: ${reading.skipped}`);
     const ids = reading.elements.map((e) => e.attributes["resource-id"]).filter(Boolean);
     expect(ids).toEqual(["com.shop:id/checkout"]);
+  });
+
+  test("on iOS a name that is only the label (no accessibility identifier) does not count as an id", async () => {
+    // WebDriverAgent's name is the identifier when set, else the label (XCUIElement+FBWebDriverAttributes.m).
+    const xml =
+      '<?xml version="1.0" encoding="UTF-8"?><AppiumAUT><XCUIElementTypeApplication type="XCUIElementTypeApplication" ' +
+      'name="Shop" label="Shop" x="0" y="0" width="393" height="852" visible="true">' +
+      '<XCUIElementTypeButton type="XCUIElementTypeButton" name="pay_button" label="Pay" visible="true" x="20" y="700" width="353" height="60">' +
+      '<XCUIElementTypeStaticText type="XCUIElementTypeStaticText" name="Pay" label="Pay" visible="true" x="40" y="710" width="200" height="40"/>' +
+      "</XCUIElementTypeButton></XCUIElementTypeApplication></AppiumAUT>";
+    const reading = await readPageSource(async () => xml, IPHONE_15);
+    if (!("elements" in reading)) throw new Error(`skipped: ${reading.skipped}`);
+    const text = reading.elements.find((e) => e.attributes.type === "XCUIElementTypeStaticText");
+    expect(text?.attributes).toEqual({ label: "Pay", type: "XCUIElementTypeStaticText" });
+    // The user tapped the text inside the button: the button, which has a real identifier, is what is stored.
+    const tapped = elementAt(reading.elements, { x: 300, y: 2200 }, "ios", IPHONE_15.screen);
+    expect(tapped?.attributes.name).toBe("pay_button");
   });
 
   test("XCUITest sizes that overflow once scaled to pixels drop the element", async () => {

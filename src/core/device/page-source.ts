@@ -16,7 +16,8 @@ export const PAGE_SOURCE_TIMEOUT_MS = 5_000;
 /**
  * The attributes kept per platform, most stable first. UiAutomator2 serves `resource-id`,
  * `content-desc`, `text`, `class` and `bounds="[x1,y1][x2,y2]"` in pixels; XCUITest serves
- * `name` (the accessibility id), `label`, `value`, `type` and `x`/`y`/`width`/`height` in points.
+ * `name` (the accessibility id, or the label when none is set), `label`, `value`, `type` and
+ * `x`/`y`/`width`/`height` in points.
  */
 const ID_ATTRIBUTES: Record<Platform, string> = { android: "resource-id", ios: "name" };
 const TEXT_ATTRIBUTES: Record<Platform, string[]> = { android: ["text", "content-desc"], ios: ["label", "value"] };
@@ -158,6 +159,9 @@ function stableAttributes(attrs: Record<string, string>, tag: string, platform: 
     const value = attrs[name]?.trim();
     if (value) kept[name] = value;
   }
+  // WebDriverAgent's `name` is the accessibility identifier when one is set, else the label
+  // (XCUIElement+FBWebDriverAttributes.m, wdNameWithSnapshot): a name equal to the label is no id.
+  if (platform === "ios" && kept.name !== undefined && kept.name === kept.label) delete kept.name;
   // XCUITest names each element's tag after its type; an Android tag is the class too (or `node`).
   const cls = CLASS_ATTRIBUTES[platform];
   if (!kept[cls] && tag !== "node" && tag !== "hierarchy") kept[cls] = tag;
