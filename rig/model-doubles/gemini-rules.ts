@@ -15,7 +15,10 @@ type Thinking =
 
 interface ServedModel {
   thinking: Thinking;
-  /** Gemini 3 and later take `mediaResolution`. */
+  /**
+   * Takes `generationConfig.mediaResolution`: every multimodal Gemini model does; only the per-part
+   * setting is Gemini 3 and later (ai.google.dev/gemini-api/docs/media-resolution).
+   */
   mediaResolution: boolean;
 }
 
@@ -38,13 +41,13 @@ const ALL: Level[] = ["MINIMAL", "LOW", "MEDIUM", "HIGH"];
  * - Gemma 4: MINIMAL and HIGH only, no budgets (earendil-works/pi issue 2812).
  */
 const MODELS: Record<string, ServedModel> = {
-  "gemini-2.0-flash": { thinking: { kind: "none" }, mediaResolution: false },
-  "gemini-2.0-flash-lite": { thinking: { kind: "none" }, mediaResolution: false },
-  "gemini-2.5-pro": { thinking: { kind: "budget", min: 128, max: 32768, off: false }, mediaResolution: false },
-  "gemini-2.5-flash": { thinking: { kind: "budget", min: 0, max: 24576, off: true }, mediaResolution: false },
+  "gemini-2.0-flash": { thinking: { kind: "none" }, mediaResolution: true },
+  "gemini-2.0-flash-lite": { thinking: { kind: "none" }, mediaResolution: true },
+  "gemini-2.5-pro": { thinking: { kind: "budget", min: 128, max: 32768, off: false }, mediaResolution: true },
+  "gemini-2.5-flash": { thinking: { kind: "budget", min: 0, max: 24576, off: true }, mediaResolution: true },
   "gemini-2.5-flash-lite": {
     thinking: { kind: "budget", min: 512, max: 24576, off: true },
-    mediaResolution: false,
+    mediaResolution: true,
   },
   "gemini-3-pro-preview": { thinking: { kind: "level", levels: ["LOW", "HIGH"] }, mediaResolution: true },
   "gemini-3.1-pro-preview": {

@@ -148,8 +148,19 @@ describe("mediaResolution", () => {
     const sent = (i: number) =>
       (double.received[i]!.body as { generationConfig: { mediaResolution?: string } }).generationConfig.mediaResolution;
     expect([sent(0), sent(1)]).toEqual([undefined, "MEDIA_RESOLUTION_MEDIUM"]);
-    expect(() => channel({ model: "gemini-2.5-flash", mediaResolution: "low" })).toThrow(
-      /mediaResolution "low", which Gemini 2\.5 Flash .* does not accept/,
+    expect(() => channel({ model: "gemma-3-27b-it", mediaResolution: "low" })).toThrow(
+      /mediaResolution "low", which Gemma 3 .* does not accept/,
     );
+  });
+
+  test("for the whole request it is sent to Gemini 2.5 too: every multimodal model takes it", async () => {
+    // https://ai.google.dev/gemini-api/docs/media-resolution: per part Gemini 3 only; for the whole
+    // generateContent request, all multimodal models.
+    await channel({ model: "gemini-2.5-flash", mediaResolution: "low" }).request(
+      { kind: "check", screen, statement: "the summary" },
+      { signal: noAbort() },
+    );
+    const body = double.received.at(-1)!.body as { generationConfig: { mediaResolution?: string } };
+    expect(body.generationConfig.mediaResolution).toBe("MEDIA_RESOLUTION_LOW");
   });
 });
