@@ -57,9 +57,9 @@ export function bareModelId(model: string): string {
 function levelsFor(major: number, minor: number, tier: string): readonly ThinkingLevelName[] {
   if (tier === "flash-lite") return ALL_LEVELS;
   if (tier === "pro") return major === 3 && minor === 0 ? ["low", "high"] : NO_MINIMAL;
-  // Flash: Gemini 3 Flash takes all four; 3.7 and 3.8 refuse MINIMAL with a 400, and 3.5 (forwarded to
-  // 3.6) and 3.6 are held to the same, since their MINIMAL support is not confirmed (docs/providers.md).
-  return major === 3 && minor === 0 ? ALL_LEVELS : NO_MINIMAL;
+  // Flash: Gemini 3, 3.5 (forwarded to 3.6) and 3.6 Flash take all four (Google's "Developer's guide to
+  // Gemini 3.5 Flash", docs.cloud.google.com, supported thinking levels); 3.7 and 3.8 refuse MINIMAL with a 400.
+  return major === 3 && (minor === 0 || minor === 5 || minor === 6) ? ALL_LEVELS : NO_MINIMAL;
 }
 
 /** The family of a Gemini model name, with what its requests may carry. */

@@ -73,6 +73,9 @@ describe("a level the model refuses is a ConfigError before any request", () => 
   test("every level the options allow is accepted by the models that list it", async () => {
     for (const [model, levels] of [
       ["gemini-3-flash-preview", ["minimal", "low", "medium", "high"]],
+      // Google's "Developer's guide to Gemini 3.5 Flash" lists MINIMAL, LOW, MEDIUM, HIGH; 3.5 is forwarded to 3.6.
+      ["gemini-3.5-flash", ["minimal", "low", "medium", "high"]],
+      ["gemini-3.6-flash", ["minimal", "low", "medium", "high"]],
       ["gemini-3.1-pro-preview", ["low", "medium", "high"]],
       ["gemini-2.5-flash-lite", ["minimal", "low", "medium", "high"]],
       ["gemini-2.5-pro", ["minimal", "low", "medium", "high"]],
