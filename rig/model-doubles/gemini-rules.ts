@@ -15,7 +15,10 @@ type Thinking =
 
 interface ServedModel {
   thinking: Thinking;
-  /** Gemini 3 and later take `mediaResolution`. */
+  /**
+   * Takes `generationConfig.mediaResolution`: every multimodal Gemini model does; only the per-part
+   * setting is Gemini 3 and later (ai.google.dev/gemini-api/docs/media-resolution).
+   */
   mediaResolution: boolean;
 }
 
@@ -33,18 +36,20 @@ const ALL: Level[] = ["MINIMAL", "LOW", "MEDIUM", "HIGH"];
  *   (heyhuynhgiabuu/proxypal issue 170; jenslys/opencode-gemini-auth issue 14 on Vertex).
  *   Gemini 3.1 Pro: LOW, MEDIUM, HIGH (docs.cloud.google.com Gemini 3.5 Flash guide, comparison table).
  * - Gemini 3 Flash and 3.x Flash-Lite: all four levels (same table; vercel.com AI Gateway Google reasoning).
+ * - Gemini 3.5 and 3.6 Flash: all four levels (docs.cloud.google.com "Developer's guide to Gemini 3.5 Flash",
+ *   supported thinking levels; ai.google.dev says gemini-3.5-flash is forwarded to gemini-3.6-flash).
  * - Gemini 3.7 and 3.8 Flash: LOW, MEDIUM, HIGH; MINIMAL is refused with a 400 (docs.oxen.ai
  *   gemini-3-8-flash model page; dzivkovi/video-intel release v2.7.1).
  * - Gemma 4: MINIMAL and HIGH only, no budgets (earendil-works/pi issue 2812).
  */
 const MODELS: Record<string, ServedModel> = {
-  "gemini-2.0-flash": { thinking: { kind: "none" }, mediaResolution: false },
-  "gemini-2.0-flash-lite": { thinking: { kind: "none" }, mediaResolution: false },
-  "gemini-2.5-pro": { thinking: { kind: "budget", min: 128, max: 32768, off: false }, mediaResolution: false },
-  "gemini-2.5-flash": { thinking: { kind: "budget", min: 0, max: 24576, off: true }, mediaResolution: false },
+  "gemini-2.0-flash": { thinking: { kind: "none" }, mediaResolution: true },
+  "gemini-2.0-flash-lite": { thinking: { kind: "none" }, mediaResolution: true },
+  "gemini-2.5-pro": { thinking: { kind: "budget", min: 128, max: 32768, off: false }, mediaResolution: true },
+  "gemini-2.5-flash": { thinking: { kind: "budget", min: 0, max: 24576, off: true }, mediaResolution: true },
   "gemini-2.5-flash-lite": {
     thinking: { kind: "budget", min: 512, max: 24576, off: true },
-    mediaResolution: false,
+    mediaResolution: true,
   },
   "gemini-3-pro-preview": { thinking: { kind: "level", levels: ["LOW", "HIGH"] }, mediaResolution: true },
   "gemini-3.1-pro-preview": {
@@ -53,6 +58,8 @@ const MODELS: Record<string, ServedModel> = {
   },
   "gemini-3-flash-preview": { thinking: { kind: "level", levels: ALL }, mediaResolution: true },
   "gemini-3.1-flash-lite": { thinking: { kind: "level", levels: ALL }, mediaResolution: true },
+  "gemini-3.5-flash": { thinking: { kind: "level", levels: ALL }, mediaResolution: true },
+  "gemini-3.6-flash": { thinking: { kind: "level", levels: ALL }, mediaResolution: true },
   "gemini-3.7-flash": { thinking: { kind: "level", levels: ["LOW", "MEDIUM", "HIGH"] }, mediaResolution: true },
   "gemini-3.8-flash": { thinking: { kind: "level", levels: ["LOW", "MEDIUM", "HIGH"] }, mediaResolution: true },
   "gemma-4-31b-it": { thinking: { kind: "level", levels: ["MINIMAL", "HIGH"] }, mediaResolution: false },

@@ -207,10 +207,35 @@ export function parameterRefusal(
   body: { reasoning_effort?: unknown },
 ): Refusal | undefined {
   if (server !== "openai" && server !== "azure") return undefined;
-  if (body.reasoning_effort === undefined || /^(o\d|gpt-5)/.test(model)) return undefined;
+  if (body.reasoning_effort === undefined) return undefined;
+  if (/^(o\d|gpt-5)/.test(model)) return effortValueRefusal(model, String(body.reasoning_effort));
   return {
     status: 400,
     code: "unsupported_parameter",
     message: "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+  };
+}
+
+/**
+ * The values a reasoning model takes, from the openai SDK's `ReasoningEffort` documentation
+ * (node_modules/openai/resources/shared.d.ts) and the reasoning guide it links: gpt-5 pro models take
+ * only `high`; gpt-5.1 and later do not take `minimal`. The refusal's wording is OpenAI's
+ * (openai/openai-agents-python issue 2089: "Unsupported value: 'minimal' is not supported with the
+ * 'gpt-5.1' model. Supported values are: ...").
+ */
+function effortValueRefusal(model: string, effort: string): Refusal | undefined {
+  const later = /^gpt-5\.\d/.test(model);
+  const supported = /^gpt-5(\.\d+)?-pro(-|$)/.test(model)
+    ? ["high"]
+    : later
+      ? ["none", "low", "medium", "high", "xhigh"]
+      : ["minimal", "low", "medium", "high"];
+  if (supported.includes(effort)) return undefined;
+  const listed = supported.map((v) => `'${v}'`);
+  const values = listed.length > 1 ? `${listed.slice(0, -1).join(", ")}, and ${listed.at(-1)}` : listed[0];
+  return {
+    status: 400,
+    code: "unsupported_value",
+    message: `Unsupported value: '${effort}' is not supported with the '${model}' model. Supported values are: ${values}.`,
   };
 }

@@ -185,11 +185,11 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     if (error instanceof UsageError) {
-      printLines([`tapshot: ${error.message}`], process.stderr);
+      printLines([`tapshot: ${redact(error.message)}`], process.stderr);
       return EXIT.usage;
     }
     printLines(
-      [`tapshot: ${error instanceof CommandFailure ? "" : "error: "}${(error as Error).message}`],
+      [`tapshot: ${error instanceof CommandFailure ? "" : "error: "}${redact((error as Error).message)}`],
       process.stderr,
     );
     if (debug && error instanceof Error && error.stack) process.stderr.write(`${redact(error.stack)}\n`);

@@ -2,8 +2,11 @@
  * `tapshot pull` and `tapshot push`: copy records between a bucket and the storage folder
  * (docs/device-farms.md). A record is copied only where it is missing: images first, then the
  * JSON written if absent (the commit point), so a copy cut short leaves no record. Records that
- * differ on both sides are listed and left alone, for a person to decide.
+ * differ on both sides are listed and left alone, for a person to decide. A key either store
+ * refuses (a `..` segment a bucket listed, a symbolic link in the folder) is skipped and reported,
+ * and the other records are still copied.
  */
+import { StoreError } from "../core/ground/errors.js";
 import type { Store } from "../core/store/store.js";
 import { printJson, printLines, table } from "./format.js";
 import { EXIT } from "./exit.js";
@@ -11,7 +14,9 @@ import { EXIT } from "./exit.js";
 /** What a copy did with one record. */
 interface Copied {
   key: string;
-  outcome: "copied" | "same" | "differs";
+  outcome: "copied" | "same" | "differs" | "skipped";
+  /** Why a skipped record was not copied. */
+  reason?: string;
 }
 
 /** The record keys (without `.json`) of stored taps and baselines. */
@@ -20,7 +25,17 @@ async function recordKeys(store: Store): Promise<string[]> {
   return keys.filter((k) => k.endsWith(".json")).map((k) => k.slice(0, -".json".length));
 }
 
-async function copyRecord(from: Store, to: Store, key: string): Promise<Copied["outcome"]> {
+/** Copy one record; a StoreError (a key a store refuses) skips it with its message. */
+async function copyOrSkip(from: Store, to: Store, key: string): Promise<Copied> {
+  try {
+    return { key, outcome: await copyRecord(from, to, key) };
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error;
+    return { key, outcome: "skipped", reason: error.message };
+  }
+}
+
+async function copyRecord(from: Store, to: Store, key: string): Promise<Exclude<Copied["outcome"], "skipped">> {
   const json = await from.read(`${key}.json`);
   if (!json) return "same"; // removed while copying
   const present = await to.read(`${key}.json`);
@@ -32,24 +47,27 @@ async function copyRecord(from: Store, to: Store, key: string): Promise<Copied["
   return (await to.write(`${key}.json`, json, { ifAbsent: true })) ? "copied" : "differs";
 }
 
-/** Copy every record `from` has and `to` lacks; exit code 0 unless a copy failed. */
+/** Copy every record `from` has and `to` lacks; exit code 0 unless a record was skipped. */
 export async function runSync(from: Store, to: Store, options: { json?: boolean } = {}): Promise<number> {
   const results: Copied[] = [];
-  for (const key of await recordKeys(from)) results.push({ key, outcome: await copyRecord(from, to, key) });
+  for (const key of await recordKeys(from)) results.push(await copyOrSkip(from, to, key));
   const copied = results.filter((r) => r.outcome === "copied");
   const differs = results.filter((r) => r.outcome === "differs");
+  const skipped = results.filter((r) => r.outcome === "skipped");
+  const code = skipped.length ? EXIT.failure : EXIT.ok;
   if (options.json) {
     printJson({
       from: from.location,
       to: to.location,
       copied: copied.map((r) => r.key),
       differs: differs.map((r) => r.key),
+      skipped: skipped.map((r) => ({ key: r.key, reason: r.reason })),
     });
-    return EXIT.ok;
+    return code;
   }
   const lines = [
     `Copied ${copied.length} record${copied.length === 1 ? "" : "s"} from ${from.location} to ${to.location}` +
-      ` (${results.length - copied.length - differs.length} already there).`,
+      ` (${results.length - copied.length - differs.length - skipped.length} already there).`,
   ];
   if (copied.length)
     lines.push(
@@ -68,6 +86,15 @@ export async function runSync(from: Store, to: Store, options: { json?: boolean 
       ),
     );
   }
+  if (skipped.length) {
+    lines.push(
+      `${skipped.length} record${skipped.length === 1 ? " was" : "s were"} skipped, because a store refused the key:`,
+      ...table(
+        ["SKIPPED", "WHY"],
+        skipped.map((r) => [r.key, r.reason ?? ""]),
+      ),
+    );
+  }
   printLines(lines);
-  return EXIT.ok;
+  return code;
 }

@@ -7,7 +7,6 @@
  */
 import type { AdapterNote, Insets } from "../core/device/description.js";
 import {
-  capability,
   firstOf,
   mobileObject,
   nonNegative,
@@ -114,8 +113,9 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
   const reported = await firstOf(
     "ios screen scale",
     [
+      // No `pixelRatio` session capability: appium-xcuitest-driver stopped returning it (and `statBarHeight`)
+      // in version 5 (its commit 047a4f0, "getSession does not return any extra driver-specific data").
       { name: "mobile: deviceScreenInfo scale", read: async () => positive((await screenInfo()).scale) },
-      { name: "capability pixelRatio", read: () => positive(capability(caps, "pixelRatio")) },
     ],
     note,
     "scale from the window only",
@@ -197,10 +197,6 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
           if (orientation === "landscape") return 0;
           throw new Error("it was read in landscape, where iPhones hide the status bar (the driver reads it once)");
         },
-      },
-      {
-        name: "capability statBarHeight",
-        read: () => hiddenWhenRead(nonNegative(capability(caps, "statBarHeight")), "it"),
       },
       {
         name: `the model table (src/ios/models.ts)`,

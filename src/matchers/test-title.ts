@@ -3,8 +3,9 @@
  * service from its `beforeTest` hook, Jest through the matcher context), and each unnamed call in
  * one test gets the next name: `cart-shows-two-items`, then `cart-shows-two-items-2`.
  */
+import { createHash } from "node:crypto";
 import { InputError } from "../core/ground/errors.js";
-import { suggestBaselineName } from "../core/store/keys.js";
+import { slugify, suggestBaselineName } from "../core/store/keys.js";
 
 let runningTest: string | undefined;
 const unnamedCalls = new Map<string, number>();
@@ -30,6 +31,21 @@ export function defaultBaselineName(title: string | undefined): string {
   }
   const count = (unnamedCalls.get(title) ?? 0) + 1;
   unnamedCalls.set(title, count);
-  const name = suggestBaselineName(title);
+  const name = nameOfTitle(title);
   return count === 1 ? name : `${name}-${count}`;
+}
+
+/**
+ * The name for `title`: its slug when the slug keeps every letter and digit of it; else (a title
+ * shortened to fit, or with letters outside a-z, like "Café" or a Japanese title) the slug and a
+ * hash of the whole title, so two such titles never share a baseline.
+ */
+function nameOfTitle(title: string): string {
+  const whole = slugify(title, Number.POSITIVE_INFINITY);
+  const slug = slugify(title);
+  const onlyAsciiLetters = !/[\p{L}\p{N}]/u.test(title.replace(/[A-Za-z0-9]/g, ""));
+  if (onlyAsciiLetters && slug === whole) return suggestBaselineName(title);
+  const hash = createHash("sha256").update(title.normalize("NFC")).digest("hex").slice(0, 8);
+  // slugify gives "x" when no letter or digit is left.
+  return `${whole === "x" && !/[xX]/.test(title) ? "screen" : slug}-${hash}`;
 }

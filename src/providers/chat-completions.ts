@@ -26,11 +26,17 @@ export type ChatServer = "openai" | "azure" | "compatible";
 /** Image detail for OpenAI vision input. */
 export type ImageDetail = "low" | "high" | "auto";
 
-/** Reasoning effort for OpenAI reasoning models; leave unset for models without reasoning. */
-export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high";
+/**
+ * Reasoning effort for OpenAI reasoning models; leave unset for models without reasoning. Not every
+ * model takes every value (the openai SDK's `ReasoningEffort`): gpt-5 pro models take only `high`,
+ * gpt-5.1 and later refuse `minimal`.
+ */
+export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 
 /** OpenAI's reasoning models (o-series, gpt-5 family) take `reasoning_effort`; other models refuse it with a 400. */
 const REASONING_MODEL = /^(o\d|gpt-5)/i;
+/** gpt-5 pro models take only `high`, their default (the openai SDK's `ReasoningEffort` documentation). */
+const HIGH_ONLY_MODEL = /^gpt-5(\.\d+)?-pro(-|$)/i;
 
 /** Options shared by `openai()` and `azureOpenai()`. */
 export interface ChatCompletionsOptions extends CommonProviderOptions {
@@ -111,13 +117,21 @@ function reasoningEfforts(
   const chosen =
     typeof option === "string"
       ? { locate: option, check: option, judge: option, compare: option }
-      : (option ?? (target.server !== "compatible" && REASONING_MODEL.test(target.model) ? { locate: "low" } : {}));
+      : (option ?? (defaultsToLowLocate(target) ? { locate: "low" } : {}));
   return Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== "model-default"));
+}
+
+/** Whether the default low effort for `locate` applies: OpenAI reasoning models, except those that take only high. */
+function defaultsToLowLocate(target: ChatCompletionsTarget): boolean {
+  return target.server !== "compatible" && REASONING_MODEL.test(target.model) && !HIGH_ONLY_MODEL.test(target.model);
 }
 
 /** A 400 that names reasoning_effort: which option to change. */
 function effortFix(failure: Failure, kind: AiKind, sent: ReasoningEffort | undefined): string | undefined {
-  if (failure.status !== 400 || !/reasoning_effort/i.test(failure.detail)) return undefined;
+  if (failure.status !== 400) return undefined;
+  // OpenAI names the parameter on models without reasoning, and only the value on those that refuse one.
+  const value = sent && failure.detail.includes(`Unsupported value: '${sent}' is not supported with the`);
+  if (!value && !/reasoning_effort/i.test(failure.detail)) return undefined;
   const what = sent ? `tapshot sent reasoning_effort "${sent}" for "${kind}"` : `the "${kind}" request`;
   return (
     `${what}. Set the reasoningEffort option (e.g. { ${kind}: "model-default" }, which sends none) ` +

@@ -32,7 +32,11 @@ export interface GeminiFamily {
   /** Human-readable family, for messages: `Gemini 2.5 Flash`. */
   label: string;
   thinking: ThinkingControl;
-  /** Whether `mediaResolution` is accepted (Gemini 3 and later). */
+  /**
+   * Whether `mediaResolution` for the whole request (`generationConfig.mediaResolution`, what tapshot
+   * sends) is accepted: by every multimodal Gemini model; only the per-part setting is Gemini 3 and
+   * later (https://ai.google.dev/gemini-api/docs/media-resolution).
+   */
   mediaResolution: boolean;
 }
 
@@ -53,9 +57,9 @@ export function bareModelId(model: string): string {
 function levelsFor(major: number, minor: number, tier: string): readonly ThinkingLevelName[] {
   if (tier === "flash-lite") return ALL_LEVELS;
   if (tier === "pro") return major === 3 && minor === 0 ? ["low", "high"] : NO_MINIMAL;
-  // Flash: Gemini 3 Flash takes all four; 3.7 and 3.8 refuse MINIMAL with a 400, and 3.5 (forwarded to
-  // 3.6) and 3.6 are held to the same, since their MINIMAL support is not confirmed (docs/providers.md).
-  return major === 3 && minor === 0 ? ALL_LEVELS : NO_MINIMAL;
+  // Flash: Gemini 3, 3.5 (forwarded to 3.6) and 3.6 Flash take all four (Google's "Developer's guide to
+  // Gemini 3.5 Flash", docs.cloud.google.com, supported thinking levels); 3.7 and 3.8 refuse MINIMAL with a 400.
+  return major === 3 && (minor === 0 || minor === 5 || minor === 6) ? ALL_LEVELS : NO_MINIMAL;
 }
 
 /** The family of a Gemini model name, with what its requests may carry. */
@@ -78,14 +82,14 @@ export function geminiFamily(model: string): GeminiFamily {
   const tier = m[3]!;
   const label = `Gemini ${major}.${minor} ${tier === "flash-lite" ? "Flash-Lite" : tier === "pro" ? "Pro" : "Flash"}`;
   if (major < 2 || (major === 2 && minor === 0)) {
-    return { id, label, thinking: { kind: "none" }, mediaResolution: false };
+    return { id, label, thinking: { kind: "none" }, mediaResolution: true };
   }
   if (major === 2) {
     const thinking: ThinkingControl =
       tier === "pro"
         ? { kind: "budget", min: 128, max: 32768, off: false }
         : { kind: "budget", min: tier === "flash-lite" ? 512 : 0, max: 24576, off: true };
-    return { id, label, thinking, mediaResolution: false };
+    return { id, label, thinking, mediaResolution: true };
   }
   return { id, label, thinking: { kind: "level", levels: levelsFor(major, minor, tier) }, mediaResolution: true };
 }

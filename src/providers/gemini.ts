@@ -51,10 +51,10 @@ export interface GeminiOptions extends CommonProviderOptions {
    */
   thinking?: Partial<Record<AiKind, GeminiThinking>>;
   /**
-   * `mediaResolution` of the images on Gemini 3 and later: `"low"`, `"medium"` or `"high"` (fewer tokens per
-   * image, or more detail). Default `"model-default"`: nothing is sent, and Gemini 3 reads images at high
-   * resolution, which keeps boxes precise and small labels legible; a learned value is paid for once and
-   * replayed. Refused on models before Gemini 3.
+   * `mediaResolution` of the images, for the whole request: `"low"`, `"medium"` or `"high"` (fewer tokens per
+   * image, or more detail); every multimodal Gemini model takes it. Default `"model-default"`: nothing is
+   * sent, and Gemini 3 reads images at high resolution, which keeps boxes precise and small labels legible;
+   * a learned value is paid for once and replayed. Refused on Gemma and on model names tapshot does not know.
    */
   mediaResolution?: "low" | "medium" | "high" | "model-default";
 }
@@ -148,7 +148,7 @@ export function gemini(options: GeminiOptions = {}): AiChannel {
   if (media && !family.mediaResolution) {
     throw new ConfigError(
       `gemini() got mediaResolution "${media}", which ${family.label} (model ${model}) does not accept; ` +
-        `it is a Gemini 3 setting. Remove it or set it to "model-default".`,
+        `only Gemini models take it. Remove it or set it to "model-default".`,
     );
   }
 

@@ -38,10 +38,10 @@ const chatCompletions = {
   detail: z.enum(["low", "high", "auto"]).optional(),
   reasoningEffort: z
     .union([
-      z.enum(["none", "minimal", "low", "medium", "high"]),
+      z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"]),
       z.partialRecord(
         z.enum(["locate", "check", "judge", "compare"]),
-        z.enum(["none", "minimal", "low", "medium", "high", "model-default"]),
+        z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max", "model-default"]),
       ),
     ])
     .optional(),

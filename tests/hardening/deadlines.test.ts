@@ -3,6 +3,7 @@
  * its channel does, nothing is stored or reported as success after it, and a deadline is a
  * timeout, never an abort.
  */
+import { randomUUID } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -10,7 +11,12 @@ import type { AiAnswer, AiChannel, AiRequest } from "../../src/core/model/contra
 import { createPlatformApi } from "../../src/core/engine/engine.js";
 import { TimeoutError } from "../../src/core/ground/errors.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
+import { Deadline } from "../../src/core/ground/deadline.js";
 import { FileStore } from "../../src/core/store/file-store.js";
+import { s3Store } from "../../src/core/store/s3-store.js";
+import { S3Client } from "@aws-sdk/client-s3";
+import { startFaultProxy, type FaultProxy } from "../support/s3-faults.js";
+import { startTestS3, testClientConfig, type TestS3 } from "../support/s3-replica.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { checkoutScene, FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
@@ -86,6 +92,149 @@ describe("a call ends at its deadline whatever its channel does", () => {
       api.expect(fakeDriver(device)).toMatchScreenshot("cart", "the cart", { timeout: 800 }),
     ).rejects.toMatchObject({ code: "timeout" });
     expect(await storedFiles()).toEqual([]);
+  });
+});
+
+describe("the device's page source is waited for only within the call's deadline", () => {
+  test("a driver slow to answer the page source cannot hold a learn past its timeout", async () => {
+    const device = new FakeDevice(checkoutScene());
+    let answered = false;
+    // Answers 1.5 s after the call's deadline, before the page source's own 5 s cap would give up.
+    device.pageSource = () =>
+      new Promise((resolve) =>
+        setTimeout(() => {
+          answered = true;
+          resolve("<hierarchy />");
+        }, 4000),
+      );
+    configure(new ScriptedChannel({ locate: locateOnDevice(device) }));
+    await expect(api.tap(fakeDriver(device), "the checkout button", { timeout: 2500 })).rejects.toMatchObject({
+      code: "timeout",
+    });
+    expect(answered).toBe(false);
+    expect(device.taps).toHaveLength(0);
+  });
+
+  test("an unanswered page source request is not followed by a second one on the same session", async () => {
+    const device = new FakeDevice(checkoutScene());
+    const pending: Array<(xml: string) => void> = [];
+    device.pageSource = () => new Promise((resolve) => pending.push(resolve));
+    configure(new ScriptedChannel({ locate: locateOnDevice(device) }));
+    const driver = fakeDriver(device);
+    await expect(api.tap(driver, "the checkout button", { timeout: 1500 })).rejects.toMatchObject({
+      code: "timeout",
+    });
+    const next = await api.tap(driver, "the header", { timeout: 5000 });
+    expect(next.outcome).toBe("learned");
+    expect(device.pageSources).toBe(1);
+    expect(logs.at(-1)?.detail).toContain("an earlier page source request on this session has not answered");
+    for (const resolve of pending) resolve("<hierarchy />");
+  });
+});
+
+describe("a screen that never stops moving", () => {
+  /**
+   * The checkout screen with a spinner whose colour changes on every screenshot, far from the button,
+   * and screenshots that take as long as a real device's.
+   */
+  class SpinnerDevice extends FakeDevice {
+    private frame = 0;
+    // A real device's screenshot takes a few hundred ms.
+    override async screenshot(): Promise<Buffer> {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const spinner = {
+        id: "spinner",
+        x: 160,
+        y: 200,
+        width: 40,
+        height: 40,
+        fill: ["#f00", "#0f0", "#00f"][this.frame++ % 3]!,
+      };
+      this.scene = { ...this.scene, elements: [...this.scene.elements.filter((e) => e.id !== "spinner"), spinner] };
+      return super.screenshot();
+    }
+  }
+  const base = fakeAdapter();
+  const swiping = createPlatformApi({
+    ...base,
+    open: (driver: unknown) => ({ ...base.open(driver), swipe: async () => undefined }),
+  });
+
+  test("a scroll tap replays on it within its timeout, as a plain tap does", async () => {
+    const device = new SpinnerDevice(checkoutScene());
+    configure(new ScriptedChannel({ locate: locateOnDevice(device) }));
+    const scroll = { direction: "down" as const, maxSwipes: 2 };
+    const learned = await swiping.tap(fakeDriver(device), "the checkout button", { scroll, timeout: 20_000 });
+    expect(learned.outcome).toBe("learned");
+    configure(hungChannel);
+    const replayed = await swiping.tap(fakeDriver(device), "the checkout button", {
+      scroll,
+      autoHeal: false,
+      timeout: 4000,
+    });
+    expect(replayed.outcome).toBe("replayed");
+    expect(device.taps).toHaveLength(2);
+  });
+});
+
+describe("a bucket is waited for only within the call's deadline", () => {
+  let s3: TestS3;
+  let proxy: FaultProxy;
+  beforeAll(async () => {
+    s3 = await startTestS3("s3");
+    proxy = await startFaultProxy(s3.endpoint);
+  });
+  afterAll(async () => {
+    await proxy.stop();
+    await s3.stop();
+  });
+  const bucketStore = () =>
+    s3Store({
+      bucket: s3.bucket,
+      prefix: `runs/${randomUUID()}`,
+      client: new S3Client(testClientConfig(proxy.endpoint)),
+    });
+
+  test("a bucket read that stalls cannot hold a replay past its timeout", async () => {
+    const device = new FakeDevice(checkoutScene());
+    const store = bucketStore();
+    proxy.rule = () => undefined;
+    configureAi({
+      channel: new ScriptedChannel({ locate: locateOnDevice(device) }),
+      store,
+      resultsDir: false,
+      log: (e) => logs.push(e),
+    });
+    expect((await api.tap(fakeDriver(device), "the checkout button", { timeout: 10_000 })).outcome).toBe("learned");
+
+    let answered = false;
+    // The record's read answers 2 s after the replay's deadline.
+    proxy.rule = ({ method, url }) =>
+      method === "GET" && url.pathname.endsWith(".json")
+        ? { kind: "delay", ms: 5000, onAnswer: () => (answered = true) }
+        : undefined;
+    await expect(api.tap(fakeDriver(device), "the checkout button", { timeout: 3000 })).rejects.toMatchObject({
+      code: "timeout",
+    });
+    expect(answered).toBe(false);
+    expect(device.taps).toHaveLength(1);
+  });
+
+  test("a lease write that stalls ends at the deadline as a TimeoutError that explains a dead lease", async () => {
+    const store = bucketStore();
+    proxy.rule = ({ method, url }) =>
+      method === "PUT" && url.pathname.includes("/.locks/") && !url.pathname.includes(".probe-")
+        ? { kind: "stall" }
+        : undefined;
+    const deadline = new Deadline(1500, 'tap "the checkout button"');
+    try {
+      const taking = store.lock("taps/k", { deadline: deadline.end, signal: deadline.signal });
+      await expect(taking).rejects.toBeInstanceOf(TimeoutError);
+      await expect(taking).rejects.toThrow(/lease .* is stale and is taken over after 10 s without a refresh/);
+    } finally {
+      deadline.dispose();
+      proxy.rule = () => undefined;
+    }
   });
 });
 

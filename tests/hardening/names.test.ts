@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
+import { defaultBaselineName, runningTestTitle, setRunningTest } from "../../src/matchers/test-title.js";
 import { FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
 
@@ -58,4 +59,38 @@ test("names that differ only by case cannot coexist: upper case is refused, with
   expect(error.message).toContain("git mv _ai_/screenshots/<platform>/Cart-Page _ai_/screenshots/<platform>/cart-page");
   const folders = await fs.readdir(path.join(storageDir, "_ai_", "screenshots", "android"));
   expect(folders).toEqual(["cart-page"]);
+});
+
+describe("default names from test titles never collide", () => {
+  const LONG_DESCRIBE = "Checkout flow for a signed-in customer with a saved card and a voucher";
+  test.each([
+    ["two Japanese titles", "カートに商品が2つ表示される", "カートから商品を2つ削除する"],
+    ["two tests under a 71-character describe", `${LONG_DESCRIBE} shows the total`, `${LONG_DESCRIBE} shows the fee`],
+    ["a title and its accented twin", "Cafe menu", "Café menu"],
+  ])("%s get two names, and two baselines", async (_, first, second) => {
+    const names = [first, second].map((title) => {
+      setRunningTest(title);
+      return defaultBaselineName(runningTestTitle());
+    });
+    setRunningTest(undefined);
+    expect(names[0]).not.toBe(names[1]);
+    for (const name of names) {
+      expect(name.length).toBeLessThanOrEqual(100);
+      expect((await matchScreenshot(name)).outcome).toBe("stored");
+    }
+    const folders = await fs.readdir(path.join(storageDir, "_ai_", "screenshots", "android"));
+    expect(folders.sort()).toEqual([...names].sort());
+  });
+
+  test("a short ASCII title keeps its plain name, with no hash", () => {
+    setRunningTest("Cart shows two items");
+    expect(defaultBaselineName(runningTestTitle())).toBe("cart-shows-two-items");
+    setRunningTest(undefined);
+  });
+
+  test("a title with no letter a-z or digit is named screen-<hash>", () => {
+    setRunningTest("カート");
+    expect(defaultBaselineName(runningTestTitle())).toMatch(/^screen-[0-9a-f]{8}$/);
+    setRunningTest(undefined);
+  });
 });

@@ -5,7 +5,9 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { AiChannel } from "../../src/core/model/contract.js";
+import { ask, type AiChannel } from "../../src/core/model/contract.js";
+import { Deadline } from "../../src/core/ground/deadline.js";
+import { TimeoutError } from "../../src/core/ground/errors.js";
 import { azureOpenai, gemini, openai } from "../../src/providers/index.js";
 import { noAbort, phoneScreen } from "../providers/fixtures.js";
 
@@ -58,6 +60,87 @@ describe.each(channels)("%s", (_, channel) => {
         expect(hits).toBe(1);
       } finally {
         delete process.env.TAPSHOT_TEST_PAGE_TYPE;
+      }
+    },
+  );
+});
+
+describe("a provider that does not answer in time is named in the call's error", () => {
+  let slow: http.Server;
+  let slowUrl: string;
+  const held: http.ServerResponse[] = [];
+  beforeAll(async () => {
+    // "/slow" never answers; "/limited" answers 429 with a Retry-After longer than the call.
+    slow = http.createServer((req, res) => {
+      req.resume();
+      if (req.url?.includes("/limited")) {
+        res.writeHead(429, { "content-type": "application/json", "retry-after": "120" });
+        // Gemini says how long to wait in a RetryInfo detail, which src/providers/gemini.ts reads.
+        const retryInfo = { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "120s" };
+        const error = {
+          code: 429,
+          message: "Resource has been exhausted",
+          status: "RESOURCE_EXHAUSTED",
+          details: [retryInfo],
+        };
+        res.end(JSON.stringify({ error }));
+      } else held.push(res);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+    slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    for (const res of held) res.destroy();
+    slow.closeAllConnections();
+    return new Promise<void>((resolve) => slow.close(() => resolve()));
+  });
+
+  const providers: [string, (path: string) => AiChannel, string][] = [
+    [
+      "openai",
+      (p) => openai({ apiKey: "sk-test-0123456789abcdef", model: "gpt-test", baseURL: `${slowUrl}${p}/v1` }),
+      "openai",
+    ],
+    [
+      "gemini",
+      (p) => gemini({ apiKey: "gemini-key-0123456789", model: "gemini-test", baseUrl: `${slowUrl}${p}` }),
+      "gemini",
+    ],
+  ];
+  const check = async () => ({ kind: "check" as const, screen: await phoneScreen(), statement: "x" });
+
+  test.each(providers)(
+    "%s: a request still unanswered at the deadline is a TimeoutError naming provider and model",
+    async (_, channel, name) => {
+      const deadline = new Deadline(3000, 'tap "x"');
+      try {
+        const error = (await ask(channel("/slow"), await check(), deadline.signal).catch((e: unknown) => e)) as Error;
+        expect(error).toBeInstanceOf(TimeoutError);
+        expect(error.message).toMatch(
+          new RegExp(`within its 3000 ms timeout\\. The ${name} provider \\(model \\w+-test\\) had not answered yet`),
+        );
+      } finally {
+        deadline.dispose();
+      }
+    },
+  );
+
+  test.each(providers)(
+    "%s: HTTP 429 with a Retry-After past the deadline ends as a ProviderError saying so",
+    async (_, channel, name) => {
+      const deadline = new Deadline(3000, 'tap "x"');
+      try {
+        const error = (await ask(channel("/limited"), await check(), deadline.signal).catch(
+          (e: unknown) => e,
+        )) as Error;
+        expect(error).toMatchObject({ code: "provider", status: 429 });
+        expect(error.message).toMatch(
+          new RegExp(
+            `^The ${name} provider \\(model \\w+-test\\) kept failing with HTTP 429 .*until the call was stopped: tap "x" did not finish within its 3000 ms timeout`,
+          ),
+        );
+      } finally {
+        deadline.dispose();
       }
     },
   );

@@ -19,13 +19,14 @@ import { runCli } from "../cli/run-cli.js";
 
 /** C0 and C1 controls, DEL, the Unicode line and paragraph separators and bidi marks: what a terminal acts on. */
 // eslint-disable-next-line no-control-regex -- the characters a terminal acts on
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 /** The same, but a newline between lines of output is allowed. */
-// eslint-disable-next-line no-control-regex -- the characters a terminal acts on
-const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const CONTROL_BUT_NEWLINE =
+  // eslint-disable-next-line no-control-regex -- the characters a terminal acts on
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
-const ESCAPES = "\u001b[31mred\u001b[0m \u001b]0;pwned\u0007 \u009b2J \r\u2028\u2029\u007f\u202e";
-const ESCAPED = "\\x1b[31mred\\x1b[0m \\x1b]0;pwned\\x07 \\x9b2J \\r\\u2028\\u2029\\x7f\\u202e";
+const ESCAPES = "\u001b[31mred\u001b[0m \u001b]0;pwned\u0007 \u009b2J \r\u2028\u2029\u007f\u202e \u200e\u200f\u061c";
+const ESCAPED = "\\x1b[31mred\\x1b[0m \\x1b]0;pwned\\x07 \\x9b2J \\r\\u2028\\u2029\\x7f\\u202e \\u200e\\u200f\\u061c";
 
 let root: string;
 

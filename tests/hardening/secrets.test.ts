@@ -15,6 +15,9 @@ import { FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel } from "../support/scripted-channel.js";
 import { startOpenAiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
 import { checkoutKnowledge, fastRetry, noAbort, phoneScreen } from "../providers/fixtures.js";
+import { runCli } from "../cli/run-cli.js";
+import { startFaultProxy, type FaultProxy } from "../support/s3-faults.js";
+import { startTestS3, type TestS3 } from "../support/s3-replica.js";
 
 const api = createPlatformApi(fakeAdapter());
 const OPENAI_KEY = "sk-proj-Abcdefghijklmnop0123456789";
@@ -164,3 +167,43 @@ function screen() {
     elements: [{ id: "checkout", x: 40, y: 520, width: 280, height: 56, fill: "#16a34a" }],
   };
 }
+
+describe("credentials the AWS SDK reads from the environment", () => {
+  let s3: TestS3;
+  let proxy: FaultProxy;
+  beforeAll(async () => {
+    s3 = await startTestS3("s3");
+    proxy = await startFaultProxy(s3.endpoint);
+  });
+  afterAll(async () => {
+    await proxy.stop();
+    await s3.stop();
+  });
+
+  test("an AWS_SESSION_TOKEN the service echoes in its error is not printed by the tapshot command", async () => {
+    const token = `IQoJb3JpZ2luX2VjE${"Ab9".repeat(30)}`;
+    // A service refusing the session token, quoting it back (as a misconfigured proxy or service may).
+    proxy.rule = ({ headers }) => ({
+      kind: "answer",
+      status: 403,
+      body:
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidToken</Code>' +
+        `<Message>The provided token is malformed or otherwise invalid: ${String(headers["x-amz-security-token"])}</Message>` +
+        "<RequestId>faults</RequestId></Error>",
+    });
+    const { code, stderr } = await runCli(["list", "--store", `s3://${s3.bucket}/team`], {
+      AWS_ENDPOINT_URL_S3: proxy.endpoint,
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "ASIAEXAMPLEKEYID0000",
+      AWS_SECRET_ACCESS_KEY: `secret-${"x".repeat(32)}`,
+      AWS_SESSION_TOKEN: token,
+      TAPSHOT_S3_PATH_STYLE: "1",
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+    });
+    expect(code).not.toBe(0);
+    expect(stderr).toContain("InvalidToken");
+    expect(stderr).toContain("[redacted]");
+    expect(stderr).not.toContain(token);
+    expect(stderr).not.toContain(token.slice(0, 40));
+  });
+});

@@ -14,6 +14,12 @@ import { createRecord, sha256, FORMAT, type BaselineRecord } from "../../src/cor
 import { readStoreModel } from "../../src/cli/model.js";
 import { runPrune } from "../../src/cli/prune.js";
 import { EXIT } from "../../src/cli/exit.js";
+import { runSync } from "../../src/cli/sync.js";
+import { randomUUID } from "node:crypto";
+import { S3Client } from "@aws-sdk/client-s3";
+import { s3Store } from "../../src/core/store/s3-store.js";
+import { startFaultProxy, type FaultProxy } from "../support/s3-faults.js";
+import { startTestS3, testClientConfig, type TestS3 } from "../support/s3-replica.js";
 
 const DAY = 86_400_000;
 
@@ -272,5 +278,119 @@ describe("failed writes", () => {
     await expect(store.lock("k", { deadline: Date.now() + 1000 })).rejects.toThrow(
       /the storage .* is not writable by this user \(EACCES\)\. .*mode "replay", which needs no writes/,
     );
+  });
+});
+
+describe("a bucket's faults", () => {
+  let s3: TestS3;
+  let proxy: FaultProxy;
+  beforeAll(async () => {
+    s3 = await startTestS3("s3");
+    proxy = await startFaultProxy(s3.endpoint);
+  });
+  afterAll(async () => {
+    await proxy.stop();
+    await s3.stop();
+  });
+  afterEach(() => {
+    proxy.rule = () => undefined;
+  });
+  const bucketStore = (prefix = `runs/${randomUUID()}`, endpoint = proxy.endpoint) =>
+    s3Store({ bucket: s3.bucket, prefix, client: new S3Client(testClientConfig(endpoint)) });
+
+  test("a record replace the bucket stored but whose answer was lost is a success, not a lost race", async () => {
+    const bucket = bucketStore();
+    await bucket.write("taps/k.json", Buffer.from('{"v":1}'), { ifAbsent: true });
+    await bucket.read("taps/k.json");
+    let lost = 0;
+    // The first PUT is stored and answered 500; the SDK sends it again with the same If-Match and meets 412.
+    proxy.rule = ({ method, url }) =>
+      method === "PUT" && url.pathname.endsWith("/taps/k.json") && lost++ === 0 ? { kind: "lose-answer" } : undefined;
+    expect(await bucket.write("taps/k.json", Buffer.from('{"v":2}'))).toBe(true);
+    expect(lost).toBe(2);
+    expect((await bucket.read("taps/k.json"))?.toString()).toBe('{"v":2}');
+    // The ETag it keeps is the stored one: the next replace is not refused as a lost race.
+    expect(await bucket.write("taps/k.json", Buffer.from('{"v":3}'))).toBe(true);
+  });
+
+  test("a replace that met another run's value is still refused after reading it back", async () => {
+    const bucket = bucketStore();
+    const other = s3Store({
+      bucket: s3.bucket,
+      prefix: bucket.location.split("/").slice(3, 5).join("/"),
+      client: new S3Client(testClientConfig(s3.endpoint)),
+    });
+    await bucket.write("taps/k.json", Buffer.from('{"v":1}'), { ifAbsent: true });
+    await bucket.read("taps/k.json");
+    await other.read("taps/k.json");
+    await other.write("taps/k.json", Buffer.from('{"v":"other"}'));
+    await expect(bucket.write("taps/k.json", Buffer.from('{"v":2}'))).rejects.toThrow(/was replaced by another run/);
+  });
+
+  test("tapshot pull skips a key with .. that the bucket lists, reports it, and copies the other records", async () => {
+    const prefix = `runs/${randomUUID()}`;
+    const bucket = bucketStore(prefix);
+    const good = ["taps/android/dev/a", "taps/android/dev/b", "taps/android/dev/c"];
+    for (const key of good) {
+      await bucket.write(
+        `${key}.png`,
+        await sharp({ create: { width: 2, height: 2, channels: 3, background: "#000" } })
+          .png()
+          .toBuffer(),
+      );
+      await bucket.write(`${key}.json`, Buffer.from(`{"key":"${key}"}`), { ifAbsent: true });
+    }
+    const evil = "taps/../../x/evil";
+    // The bucket lists an object whose key climbs out of _ai_/ (S3 keys are any UTF-8 text).
+    proxy.rule = ({ method, url }) => {
+      if (method !== "GET" || url.searchParams.get("list-type") !== "2") return undefined;
+      const from = url.searchParams.get("prefix") ?? "";
+      const keys = from.endsWith("/_ai_/taps/") ? [...good, evil].map((k) => `${prefix}/_ai_/${k}.json`) : [];
+      return {
+        kind: "answer",
+        status: 200,
+        body:
+          '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+          `<Name>${s3.bucket}</Name><Prefix>${from}</Prefix><KeyCount>${keys.length}</KeyCount><MaxKeys>1000</MaxKeys>` +
+          `<IsTruncated>false</IsTruncated>${keys.map((k) => `<Contents><Key>${k}</Key></Contents>`).join("")}</ListBucketResult>`,
+      };
+    };
+    const out = jest.spyOn(process.stdout, "write").mockImplementation(() => true);
+    const code = await runSync(bucket, store, { json: true });
+    const printed = JSON.parse(out.mock.calls.map((c) => String(c[0])).join("")) as {
+      copied: string[];
+      skipped: { key: string; reason: string }[];
+    };
+    out.mockRestore();
+    expect(code).toBe(EXIT.failure);
+    expect(printed.copied).toEqual(good);
+    expect(printed.skipped).toEqual([
+      { key: evil, reason: expect.stringContaining('Invalid store key "taps/../../x/evil.json"') },
+    ]);
+    expect(await fs.readdir(dir)).toEqual(["outside", "storage"]);
+  });
+
+  test("a listing that repeats its continuation token stops with a StoreError instead of looping", async () => {
+    const bucket = bucketStore();
+    let pages = 0;
+    proxy.rule = ({ method, url }) => {
+      if (method !== "GET" || url.searchParams.get("list-type") !== "2") return undefined;
+      pages++;
+      return {
+        kind: "answer",
+        status: 200,
+        body:
+          '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+          `<Name>${s3.bucket}</Name><KeyCount>1</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>true</IsTruncated>` +
+          `<Contents><Key>runs/x/_ai_/taps/a.json</Key></Contents>` +
+          "<NextContinuationToken>same-token</NextContinuationToken></ListBucketResult>",
+      };
+    };
+    const listing = bucket.list("taps");
+    await expect(listing).rejects.toBeInstanceOf(StoreError);
+    await expect(listing).rejects.toThrow(
+      /continuation token "same-token" it gave before, so the listing would never end/,
+    );
+    expect(pages).toBe(2);
   });
 });

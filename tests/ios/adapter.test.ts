@@ -178,6 +178,18 @@ describe("ios scale and taps", () => {
     expect(text).toMatch(/ios status bar: .*used the model table \(src\/ios\/models.ts\)/);
   });
 
+  test("pixelRatio and statBarHeight session capabilities are not read: XCUITest 5 and later never send them", async () => {
+    // appium-xcuitest-driver commit 047a4f0 (version 5): getSession no longer returns statBarHeight or pixelRatio.
+    // Stale values a runner passes along must not stand in for the device's own readings.
+    const script = xcuitestScript();
+    delete script.mobile["mobile: deviceScreenInfo"];
+    Object.assign(script.capabilities, { pixelRatio: 2, statBarHeight: 20 });
+    const { device, notes } = await describe_(script);
+    expect(device.scale).toBe(3);
+    expect(device.insets.top).toBe(162);
+    expect(notes.join("\n")).not.toMatch(/capability (pixelRatio|statBarHeight)/);
+  });
+
   test("a screen scale the screenshots contradict is noted and the screenshots win", async () => {
     const script = xcuitestScript();
     (script.mobile["mobile: deviceScreenInfo"] as Record<string, unknown>).scale = 2;

@@ -73,6 +73,9 @@ describe("a level the model refuses is a ConfigError before any request", () => 
   test("every level the options allow is accepted by the models that list it", async () => {
     for (const [model, levels] of [
       ["gemini-3-flash-preview", ["minimal", "low", "medium", "high"]],
+      // Google's "Developer's guide to Gemini 3.5 Flash" lists MINIMAL, LOW, MEDIUM, HIGH; 3.5 is forwarded to 3.6.
+      ["gemini-3.5-flash", ["minimal", "low", "medium", "high"]],
+      ["gemini-3.6-flash", ["minimal", "low", "medium", "high"]],
       ["gemini-3.1-pro-preview", ["low", "medium", "high"]],
       ["gemini-2.5-flash-lite", ["minimal", "low", "medium", "high"]],
       ["gemini-2.5-pro", ["minimal", "low", "medium", "high"]],
@@ -148,8 +151,19 @@ describe("mediaResolution", () => {
     const sent = (i: number) =>
       (double.received[i]!.body as { generationConfig: { mediaResolution?: string } }).generationConfig.mediaResolution;
     expect([sent(0), sent(1)]).toEqual([undefined, "MEDIA_RESOLUTION_MEDIUM"]);
-    expect(() => channel({ model: "gemini-2.5-flash", mediaResolution: "low" })).toThrow(
-      /mediaResolution "low", which Gemini 2\.5 Flash .* does not accept/,
+    expect(() => channel({ model: "gemma-3-27b-it", mediaResolution: "low" })).toThrow(
+      /mediaResolution "low", which Gemma 3 .* does not accept/,
     );
+  });
+
+  test("for the whole request it is sent to Gemini 2.5 too: every multimodal model takes it", async () => {
+    // https://ai.google.dev/gemini-api/docs/media-resolution: per part Gemini 3 only; for the whole
+    // generateContent request, all multimodal models.
+    await channel({ model: "gemini-2.5-flash", mediaResolution: "low" }).request(
+      { kind: "check", screen, statement: "the summary" },
+      { signal: noAbort() },
+    );
+    const body = double.received.at(-1)!.body as { generationConfig: { mediaResolution?: string } };
+    expect(body.generationConfig.mediaResolution).toBe("MEDIA_RESOLUTION_LOW");
   });
 });

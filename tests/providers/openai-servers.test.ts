@@ -205,6 +205,43 @@ describe("reasoning_effort", () => {
     );
   });
 
+  test("gpt-5 pro models, which take only high effort, get no default low effort for locate", async () => {
+    // The openai SDK's ReasoningEffort: "The gpt-5-pro model defaults to (and only supports) high".
+    const double = await start();
+    const channel = openai({
+      apiKey: KEY,
+      baseURL: `${double.baseUrl}/v1`,
+      server: "openai",
+      model: "gpt-5-pro",
+      refine: false,
+    });
+    await channel.request({ ...locate, screen }, { signal: noAbort() });
+    expect(bodies(double)).toEqual([undefined]);
+  });
+
+  test("a value the model refuses (minimal on gpt-5.1) is a ConfigError naming reasoningEffort; xhigh is accepted", async () => {
+    const double = await start();
+    const base = {
+      apiKey: KEY,
+      baseURL: `${double.baseUrl}/v1`,
+      server: "openai",
+      model: "gpt-5.1",
+      refine: false,
+    } as const;
+    const error = await openai({ ...base, reasoningEffort: "minimal" })
+      .request({ kind: "check", screen, statement: "x" }, { signal: noAbort() })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(
+      /'minimal' is not supported with the 'gpt-5\.1' model.*tapshot sent reasoning_effort "minimal" for "check"\. Set the reasoningEffort option/,
+    );
+    await openai({ ...base, reasoningEffort: "xhigh" }).request(
+      { kind: "check", screen, statement: "x" },
+      { signal: noAbort() },
+    );
+    expect(bodies(double).at(-1)).toBe("xhigh");
+  });
+
   test("one value applies to every kind; model-default sends none", async () => {
     const double = await start();
     const base = { apiKey: KEY, baseURL: `${double.baseUrl}/v1`, server: "openai", refine: false } as const;

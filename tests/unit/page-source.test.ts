@@ -45,15 +45,14 @@ const CHECKOUT = { "resource-id": "com.shop:id/checkout", text: "Checkout", clas
 
 test("a driver that never answers the page source is given up on after the time cap", async () => {
   const reading = await readPageSource(() => new Promise<string>(() => undefined), PIXEL_8, {
-    maxChars: 100,
-    timeoutMs: 20,
+    limits: { maxChars: 100, timeoutMs: 20 },
   });
   expect(reading).toEqual({ skipped: "reading the page source failed: no answer within 20 ms" });
 });
 
 test("a page source over the size cap is not parsed", async () => {
   const xml = uiautomator2(node({ ...CHECKOUT, bounds: "[40,2000][1040,2156]" }));
-  const reading = await readPageSource(async () => xml, PIXEL_8, { maxChars: 100, timeoutMs: 1_000 });
+  const reading = await readPageSource(async () => xml, PIXEL_8, { limits: { maxChars: 100, timeoutMs: 1_000 } });
   expect(reading).toEqual({ skipped: `the page source has ${xml.length} characters, over the 100 parsed` });
 });
 

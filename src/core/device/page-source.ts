@@ -16,18 +16,20 @@ export const PAGE_SOURCE_TIMEOUT_MS = 5_000;
 /**
  * The attributes kept per platform, most stable first. UiAutomator2 serves `resource-id`,
  * `content-desc`, `text`, `class` and `bounds="[x1,y1][x2,y2]"` in pixels; XCUITest serves
- * `name` (the accessibility id), `label`, `value`, `type` and `x`/`y`/`width`/`height` in points.
+ * `name` (the accessibility id, or the label when none is set), `label`, `value`, `type` and
+ * `x`/`y`/`width`/`height` in points.
  */
 const ID_ATTRIBUTES: Record<Platform, string> = { android: "resource-id", ios: "name" };
 const TEXT_ATTRIBUTES: Record<Platform, string[]> = { android: ["text", "content-desc"], ios: ["label", "value"] };
 const CLASS_ATTRIBUTES: Record<Platform, string> = { android: "class", ios: "type" };
 /**
- * The attribute saying an element is hidden: UiAutomator2 serves `displayed`
- * (AccessibilityNodeInfo.isVisibleToUser), XCUITest `visible` (read from the accessibility
- * layer; appium-xcuitest-driver's element-attributes reference). A hidden element is not what
- * the user tapped, nor a place to tap.
+ * The attributes saying an element is hidden (`"false"`): UiAutomator2 serves `displayed`
+ * (AccessibilityNodeInfo.isVisibleToUser); Espresso serves `visible` (appium-espresso-driver's
+ * SourceDocument.kt writes ViewElement.isVisible, which is ViewMatchers.isDisplayed()) and no
+ * `displayed`; XCUITest serves `visible` (read from the accessibility layer; appium-xcuitest-driver's
+ * element-attributes reference). A hidden element is not what the user tapped, nor a place to tap.
  */
-const HIDDEN: Record<Platform, string> = { android: "displayed", ios: "visible" };
+const HIDDEN: Record<Platform, string[]> = { android: ["displayed", "visible"], ios: ["visible"] };
 /** An element covering this share of the screen or more is a container, never "the element at the point". */
 const CONTAINER_SHARE = 0.5;
 /** An element with an id is preferred over a smaller one without, when at most this many times its area. */
@@ -65,25 +67,37 @@ export interface PageSourceDevice {
   screen: Size;
 }
 
-/** Read and parse the page source; `skipped` says why there are no elements. */
+/**
+ * Read and parse the page source; `skipped` says why there are no elements. The read is raced
+ * with `signal` (the call's deadline) as well as the cap in `limits`: a driver's slow `/source`
+ * is given up on when either ends, never waited for past the call's deadline.
+ */
 export async function readPageSource(
   read: (() => Promise<string>) | undefined,
   device: PageSourceDevice,
-  limits: PageSourceLimits = LIMITS,
+  options: { signal?: AbortSignal; limits?: PageSourceLimits } = {},
 ): Promise<PageSourceReading> {
   if (!read) return { skipped: "this device session has no page source", absent: true };
+  const { signal, limits = LIMITS } = options;
   const started = Date.now();
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   let xml: unknown;
   try {
-    const timeout = new Promise<never>((_, reject) => {
+    const giveUp = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${limits.timeoutMs} ms`)), limits.timeoutMs);
+      onAbort = () => reject(new Error("no answer before the call's deadline"));
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
     });
-    xml = await Promise.race([read(), timeout]);
+    const reading = read();
+    reading.catch(() => undefined);
+    xml = await Promise.race([reading, giveUp]);
   } catch (error) {
     return { skipped: `reading the page source failed: ${(error as Error).message}` };
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
   if (typeof xml !== "string") return { skipped: `the page source is a ${typeof xml}, not XML text` };
   if (xml.length > limits.maxChars) {
@@ -127,7 +141,7 @@ export async function parsePageSource(xml: string, device: PageSourceDevice): Pr
       if (!tag || tag.startsWith("?") || tag === "#text") continue;
       const attrs = node[":@"] ?? {};
       // Each element's own flag decides: the drivers compute it per element, ancestors included.
-      if (attrs[HIDDEN[platform]] !== "false") {
+      if (HIDDEN[platform].every((flag) => attrs[flag] !== "false")) {
         const full = platform === "android" ? androidBounds(attrs) : iosBounds(attrs, scale);
         const bounds = full && visiblePart(full, screen);
         if (bounds) elements.push({ attributes: stableAttributes(attrs, tag, platform), bounds });
@@ -145,6 +159,9 @@ function stableAttributes(attrs: Record<string, string>, tag: string, platform: 
     const value = attrs[name]?.trim();
     if (value) kept[name] = value;
   }
+  // WebDriverAgent's `name` is the accessibility identifier when one is set, else the label
+  // (XCUIElement+FBWebDriverAttributes.m, wdNameWithSnapshot): a name equal to the label is no id.
+  if (platform === "ios" && kept.name !== undefined && kept.name === kept.label) delete kept.name;
   // XCUITest names each element's tag after its type; an Android tag is the class too (or `node`).
   const cls = CLASS_ATTRIBUTES[platform];
   if (!kept[cls] && tag !== "node" && tag !== "hierarchy") kept[cls] = tag;
@@ -155,18 +172,27 @@ function androidBounds(attrs: Record<string, string>): Rect | undefined {
   const m = /^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$/.exec(attrs.bounds ?? "");
   if (!m) return undefined;
   const [x1, y1, x2, y2] = m.slice(1).map(Number) as [number, number, number, number];
-  return x2 > x1 && y2 > y1 ? { x: x1, y: y1, width: x2 - x1, height: y2 - y1 } : undefined;
+  return x2 > x1 && y2 > y1 ? finiteRect({ x: x1, y: y1, width: x2 - x1, height: y2 - y1 }) : undefined;
 }
 
 function iosBounds(attrs: Record<string, string>, scale: number): Rect | undefined {
   const [x, y, w, h] = ["x", "y", "width", "height"].map((k) => Number(attrs[k]));
   if (![x, y, w, h].every((v) => Number.isFinite(v)) || !(w! > 0) || !(h! > 0)) return undefined;
-  return {
+  return finiteRect({
     x: Math.round(x! * scale),
     y: Math.round(y! * scale),
     width: Math.round(w! * scale),
     height: Math.round(h! * scale),
-  };
+  });
+}
+
+/**
+ * `r` when every number of it is finite. Digits past a double's range read as ±Infinity, and a
+ * width of Infinity - Infinity is NaN, which passes every `<= 0` check: such an element is dropped.
+ */
+function finiteRect(r: Rect): Rect | undefined {
+  const { x, y, width, height } = r;
+  return [x, y, width, height, x + width, y + height].every(Number.isFinite) ? r : undefined;
 }
 
 /** `r` clipped to the screen, or `undefined` when less than half of it lies there. */
@@ -175,7 +201,7 @@ function visiblePart(r: Rect, screen: Size): Rect | undefined {
   const y = Math.max(0, r.y);
   const width = Math.min(screen.width, r.x + r.width) - x;
   const height = Math.min(screen.height, r.y + r.height) - y;
-  if (width <= 0 || height <= 0 || width * height < MIN_VISIBLE_SHARE * r.width * r.height) return undefined;
+  if (!(width > 0 && height > 0 && width * height >= MIN_VISIBLE_SHARE * r.width * r.height)) return undefined;
   return { x, y, width, height };
 }
 

@@ -1,5 +1,5 @@
 /** A call's time budget and its cancellation, shared by every wait inside the call. */
-import { AbortedError, TimeoutError } from "./errors.js";
+import { AbortedError, TapshotError, TimeoutError } from "./errors.js";
 
 /** Resolve after `ms`, or reject with {@link AbortedError} as soon as `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -19,8 +19,17 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * Settle with `work`, or reject with the abort reason as soon as `signal` aborts: a promise
- * that ignores the signal (a runner's own channel, a hung SDK) cannot outlive the deadline.
+ * How long after an abort {@link untilAborted} still takes `work`'s own error: a provider that
+ * honours the signal rejects within a few event-loop turns with an error naming itself, its model
+ * and the status that kept failing, which says more than the bare deadline.
+ */
+export const ABORT_GRACE_MS = 25;
+
+/**
+ * Settle with `work`, or reject once `signal` aborts: with `work`'s own error when it rejects within
+ * {@link ABORT_GRACE_MS} of the abort and is a tapshot error, else with the abort reason. A promise that ignores the
+ * signal (a runner's own channel, a hung SDK) cannot outlive the deadline by more than the grace,
+ * and a value that arrives after the abort is never used.
  */
 export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) {
@@ -28,16 +37,25 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<
     return Promise.reject(abortError(signal));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
+    let grace: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      grace = setTimeout(() => reject(abortError(signal)), ABORT_GRACE_MS);
+    };
     signal.addEventListener("abort", onAbort, { once: true });
     work.then(
       (value) => {
         signal.removeEventListener("abort", onAbort);
-        resolve(value);
+        if (grace !== undefined || signal.aborted) {
+          clearTimeout(grace);
+          reject(abortError(signal));
+        } else resolve(value);
       },
       (error: unknown) => {
         signal.removeEventListener("abort", onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
+        clearTimeout(grace);
+        // After the abort only tapshot's own errors say more than the deadline (an SDK's AbortError does not).
+        if (signal.aborted && !(error instanceof TapshotError)) reject(abortError(signal));
+        else reject(error instanceof Error ? error : new Error(String(error)));
       },
     );
   });

@@ -6,11 +6,14 @@
  * and only the columns up to the wanted rectangle's right edge (no filter reads a column to its right).
  *
  * Only what phones and Appium send is read here: 8-bit RGB or RGBA, not interlaced, with no
- * embedded colour profile. Anything else (palette, grey, 16-bit, Adam7, an iCCP chunk, a chunk
- * whose CRC is wrong, data zlib rejects) returns `undefined`, and the caller decodes with libvips,
- * which reads every PNG or reports what is wrong with it. libvips converts pixels under an
- * embedded profile (a Display P3 screenshot, say) to sRGB: reading them raw here would make the
- * same screen decode differently in a stored crop and in a screenshot.
+ * embedded colour profile. Anything else (palette, grey, 16-bit, Adam7, an iCCP or tRNS chunk, a
+ * chunk whose CRC is wrong, data zlib rejects) returns `undefined`, and the caller decodes with
+ * libvips, which reads every PNG or reports what is wrong with it. Of the ancillary chunks, these
+ * two are the ones libvips applies to the decoded pixels: it converts pixels under an embedded
+ * profile (a Display P3 screenshot, say) to sRGB, and turns the pixels of a tRNS chunk's colour
+ * transparent. Reading them raw here would make the same screen decode differently in a stored
+ * crop and in a screenshot. gAMA, cHRM, sRGB, sBIT, bKGD, cICP, mDCv and eXIf leave libvips' raw
+ * pixels as they are (tests/hardening/evidence.test.ts checks each against libvips).
  */
 import { crc32 } from "node:zlib";
 import type { Rect } from "../ground/geometry.js";
@@ -27,7 +30,7 @@ export interface PngLayout {
   idat: Buffer[];
 }
 
-/** The layout of an 8-bit RGB(A) non-interlaced PNG with no iCCP chunk whose chunks' CRCs hold, else `undefined`. */
+/** The layout of an 8-bit RGB(A) non-interlaced PNG with no iCCP or tRNS chunk whose chunks' CRCs hold, else `undefined`. */
 export function pngLayout(png: Buffer): PngLayout | undefined {
   if (png.length < 33 || !hasPngSignature(png)) return undefined;
   const idat: Buffer[] = [];
@@ -37,7 +40,7 @@ export function pngLayout(png: Buffer): PngLayout | undefined {
     const end = at + 12 + length;
     if (end > png.length) return undefined;
     const type = png.toString("latin1", at + 4, at + 8);
-    if (type === "iCCP") return undefined;
+    if (type === "iCCP" || type === "tRNS") return undefined;
     if (type === "IHDR" || type === "IDAT") {
       if (crc32(png.subarray(at + 4, at + 8 + length)) !== png.readUInt32BE(at + 8 + length)) return undefined;
       if (type === "IHDR") header = png.subarray(at + 8, at + 8 + length);

@@ -112,13 +112,16 @@ export class Call {
   /**
    * The page source's elements, or why there are none (docs/heal.md): never throws. It is read
    * once per screen: a heal whose ladder read it and whose model then locates on the same
-   * screenshot stores the element from that reading, and a failed read is not retried.
+   * screenshot stores the element from that reading, and a failed read is not retried. The read
+   * ends at the call's deadline, and the call then fails with its TimeoutError.
    */
   async pageSource(): Promise<CallPageSource> {
     this.deadline.throwIfAborted();
     if (this.screenPageSource) return { ...(await this.screenPageSource), reused: true };
-    this.screenPageSource = readPageSource(this.opened.pageSource, this.device);
-    return this.screenPageSource;
+    this.screenPageSource = readPageSource(this.opened.pageSource, this.device, { signal: this.deadline.signal });
+    const reading = await this.screenPageSource;
+    this.deadline.throwIfAborted();
+    return reading;
   }
 
   /**

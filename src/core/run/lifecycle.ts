@@ -20,6 +20,7 @@ import { failureReserve } from "../ground/deadline.js";
 import type { z } from "zod";
 import type { Call } from "./call.js";
 import type { MismatchEnd } from "./stable-screen.js";
+import { untilAborted } from "../ground/deadline.js";
 import { screenOf, sameScreen } from "../device/description.js";
 import { HEALED_MESSAGE, UPDATED_MESSAGE, type Outcome } from "../ground/log.js";
 import { createRecord, FORMAT, PENDING, readRecord, replaceRecord, sha256, type Stored } from "../store/records.js";
@@ -117,6 +118,19 @@ export async function runStored<Rec extends StoredRecordBase, R, M extends Misma
 }
 
 /**
+ * {@link readRecord} within the call's deadline: the store gets the call's signal, and a store that
+ * ignores it (a stalled bucket, a runner's own store) cannot hold the call past its deadline.
+ */
+function readStored<Rec extends StoredRecordBase>(
+  call: Call,
+  key: string,
+  schema: StoredKind<Rec, unknown, Mismatch>["schema"],
+): Promise<Stored<Rec> | null> {
+  const { signal } = call.deadline;
+  return untilAborted(readRecord(call.config.store, key, schema, { signal }), signal);
+}
+
+/**
  * The stored record as `usable` when it fits this screen, else as `otherScreen`; `from` is the
  * key it was read from. With nothing under `key`, the keys older versions gave this device are
  * read (an alias: a learn or heal then stores under `key`, the old files stay as they are).
@@ -128,10 +142,10 @@ async function readUsable<Rec extends StoredRecordBase>(
   { noteOtherScreen }: { noteOtherScreen: boolean },
 ): Promise<{ usable: Stored<Rec> | null; otherScreen: Stored<Rec> | null; from: string }> {
   let from = key;
-  let stored = await readRecord(call.config.store, key, kind.schema);
+  let stored = await readStored(call, key, kind.schema);
   for (const device of stored ? [] : call.formerDeviceSlugs) {
     from = keyOnDevice(key, device);
-    stored = await readRecord(call.config.store, from, kind.schema);
+    stored = await readStored(call, from, kind.schema);
     if (stored) {
       call.note(`${kind.noun} read from ${from}.json, the key older tapshot versions gave this device`);
       break;
@@ -203,7 +217,7 @@ async function healAndStore<Rec extends StoredRecordBase, R, M extends Mismatch>
   stored: Stored<Rec>,
   mismatch: M,
 ): Promise<Done<R>> {
-  const current = await readRecord(call.config.store, key, kind.schema);
+  const current = await readStored(call, key, kind.schema);
   if (current && fingerprint(current.record) !== fingerprint(stored.record)) {
     // A parallel run healed it while this one waited for the lock.
     const done = await kind.useNow(current);

@@ -7,9 +7,13 @@ import { DeviceError } from "../ground/errors.js";
 import type { Point, Rect } from "../ground/geometry.js";
 import type { Swipe } from "../device/description.js";
 import { imageSize } from "../pixels/images.js";
+import { pngStructureProblem } from "../pixels/png.js";
+import type { Size } from "../ground/geometry.js";
 
 export class OpenedDevice {
   private description: DescribedDevice | undefined;
+  /** A page source read that has not answered yet. */
+  private pendingPageSource: Promise<string> | undefined;
 
   constructor(private readonly session: DeviceSession) {}
 
@@ -31,8 +35,19 @@ export class OpenedDevice {
       if (error instanceof DeviceError) throw error;
       throw new DeviceError(`Taking a screenshot failed: ${(error as Error).message}`, { cause: error });
     }
+    const problem = Buffer.isBuffer(png) ? pngStructureProblem(png) : "it is not a Buffer";
+    if (problem) {
+      throw new DeviceError(
+        `The device sent a bad screenshot: ${problem}. Take the screenshot again, or check the driver and the device.`,
+      );
+    }
     let device = await this.describe(note);
-    const size = await imageSize(png);
+    let size: Size;
+    try {
+      size = await imageSize(png);
+    } catch (error) {
+      throw new DeviceError(`The device sent a bad screenshot: ${(error as Error).message}`, { cause: error });
+    }
     if (size.width !== device.screen.width || size.height !== device.screen.height) {
       device = this.description = await this.session.describe(note);
     }
@@ -54,10 +69,27 @@ export class OpenedDevice {
     return this.session.swipe(swipe);
   }
 
-  /** The session's page source reader, when it has one. */
+  /**
+   * The session's page source reader, when it has one. WebDriver has no way to cancel a request:
+   * a `/source` given up on keeps the Appium server busy until it answers, and the server runs
+   * one command at a time. So while one read is unanswered, another read fails at once instead
+   * of queueing a second `/source` behind it (docs/heal.md).
+   */
   get pageSource(): (() => Promise<string>) | undefined {
     const session = this.session;
-    return session.pageSource ? () => session.pageSource!() : undefined;
+    if (!session.pageSource) return undefined;
+    return () => {
+      if (this.pendingPageSource) {
+        return Promise.reject(new Error("an earlier page source request on this session has not answered yet"));
+      }
+      const reading = session.pageSource!();
+      const pending = reading.finally(() => {
+        if (this.pendingPageSource === pending) this.pendingPageSource = undefined;
+      });
+      pending.catch(() => undefined);
+      this.pendingPageSource = pending;
+      return reading;
+    };
   }
 
   /** Where the targets' elements are now; a DeviceError saying so when the session cannot tell (docs/devices.md). */

@@ -6,7 +6,7 @@
  * the rest of the run uses the healed value and the checkout shows the change.
  */
 import { FileStore } from "./file-store.js";
-import type { LockOptions, Release, Store, WriteOptions } from "./store.js";
+import type { LockOptions, ReadOptions, Release, Store, WriteOptions } from "./store.js";
 
 /** Options of {@link layeredStore}. */
 export interface LayeredStoreOptions {
@@ -34,19 +34,19 @@ export class LayeredStore implements Store {
     this.location = `${folder.location} over ${shared.location}`;
   }
 
-  async read(key: string): Promise<Buffer | null> {
+  async read(key: string, options: ReadOptions = {}): Promise<Buffer | null> {
     const record = recordOf(key);
     if (key.endsWith(".json")) {
-      const committed = await this.folder.read(key);
+      const committed = await this.folder.read(key, options);
       if (committed) {
         this.local.add(record);
         return committed;
       }
       this.local.delete(record);
-      return this.shared.read(key);
+      return this.shared.read(key, options);
     }
-    if (this.local.has(record)) return this.folder.read(key);
-    return (await this.shared.read(key)) ?? this.folder.read(key);
+    if (this.local.has(record)) return this.folder.read(key, options);
+    return (await this.shared.read(key, options)) ?? this.folder.read(key, options);
   }
 
   async write(key: string, data: Buffer, options: WriteOptions = {}): Promise<boolean> {

@@ -11,7 +11,7 @@ import { StoreError } from "../ground/errors.js";
 import { contains, type Size } from "../ground/geometry.js";
 import { imageSize, rectFits } from "../pixels/images.js";
 import { redactDeep } from "../ground/secrets.js";
-import type { Store } from "./store.js";
+import type { ReadOptions, Store } from "./store.js";
 
 /**
  * Version of the record format written; bumped when a change needs migration. Format 2 added
@@ -222,9 +222,10 @@ export async function readRecord<S extends z.ZodType<{ imageSha256: string }>>(
   store: Store,
   key: string,
   schema: S,
+  options: ReadOptions = {},
 ): Promise<Stored<z.infer<S>> | null> {
   for (let attempt = 0; ; attempt++) {
-    const json = await store.read(`${key}.json`);
+    const json = await store.read(`${key}.json`, options);
     if (!json) return null;
     let parsed: unknown;
     try {
@@ -242,13 +243,13 @@ export async function readRecord<S extends z.ZodType<{ imageSha256: string }>>(
         { cause: result.error },
       );
     }
-    const image = await store.read(`${key}.png`);
+    const image = await store.read(`${key}.png`, options);
     if (image && sha256(image) === result.data.imageSha256) {
       return { record: result.data, image: await checkImage(store, `${key}.png`, result.data, image) };
     }
     // replaceRecord writes <key>.previous.png (this record's image) before <key>.png, so when a heal is
     // under way, or its writer died before the JSON, the record's own image is still there.
-    const previous = await store.read(`${key}.previous.png`);
+    const previous = await store.read(`${key}.previous.png`, options);
     if (previous && sha256(previous) === result.data.imageSha256) {
       return { record: result.data, image: await checkImage(store, `${key}.previous.png`, result.data, previous) };
     }

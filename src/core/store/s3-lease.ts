@@ -40,8 +40,35 @@ function leaseBody(owner: string, refresh: number): Buffer {
   );
 }
 
-/** Take the lease `object` for the store key `key`. */
+/** Why a lease was not taken by the deadline: another run holds it, or a dead run left it. */
+function leaseTimeout(objects: S3Objects, object: string, key: string, cause?: unknown): TimeoutError {
+  return new TimeoutError(
+    `Timed out waiting for another run to finish learning ${key} (lease ${objects.url(object)}). ` +
+      `If no run is active, the lease is stale and is taken over after ${LEASE_STALE_MS / 1000} s without a refresh.`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/**
+ * Take the lease `object` for the store key `key`. A deadline that passes while a request or the
+ * wait between polls is under way ends in the same TimeoutError as one seen between them.
+ */
 export async function takeLease(
+  objects: S3Objects,
+  object: string,
+  key: string,
+  release: LeaseRelease,
+  { deadline, signal }: LockOptions,
+): Promise<Release> {
+  try {
+    return await waitForLease(objects, object, key, release, { deadline, signal });
+  } catch (error) {
+    if (signal?.aborted && signal.reason instanceof TimeoutError) throw leaseTimeout(objects, object, key, error);
+    throw error;
+  }
+}
+
+async function waitForLease(
   objects: S3Objects,
   object: string,
   key: string,
@@ -66,12 +93,7 @@ export async function takeLease(
         seen = undefined;
       }
     }
-    if (Date.now() >= deadline) {
-      throw new TimeoutError(
-        `Timed out waiting for another run to finish learning ${key} (lease ${objects.url(object)}). ` +
-          `If no run is active, the lease is stale and is taken over after ${LEASE_STALE_MS / 1000} s without a refresh.`,
-      );
-    }
+    if (Date.now() >= deadline) throw leaseTimeout(objects, object, key);
     if (current) await sleep(LEASE_POLL_MS, signal);
   }
 }

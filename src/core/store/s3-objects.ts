@@ -6,7 +6,8 @@
  * (docs/device-farms.md).
  */
 import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
-import { ConfigError, StoreError } from "../ground/errors.js";
+import { AbortedError, ConfigError, StoreError, TimeoutError } from "../ground/errors.js";
+import { redact } from "../ground/secrets.js";
 
 type Sdk = typeof import("@aws-sdk/client-s3");
 
@@ -80,8 +81,10 @@ export class S3Objects {
     return `s3://${this.bucket}/${key}`;
   }
 
-  private failure(action: string, key: string, error: unknown): StoreError {
+  private failure(action: string, key: string, error: unknown, signal?: AbortSignal): Error {
     if (error instanceof StoreError || error instanceof ConfigError) return error as StoreError;
+    // The SDK rejects an aborted request with its own AbortError: the call's deadline or abort says why.
+    if (signal?.aborted) return abortReason(signal, `${action} ${this.url(key)}`);
     const status = statusOf(error);
     const name = nameOf(error) || "error";
     let hint = "";
@@ -93,8 +96,11 @@ export class S3Objects {
     } else if (nameOf(error) === "NoSuchBucket") {
       hint = " Check the bucket name, or create the bucket.";
     }
+    // A service may quote the request's credentials back (a session token it refused).
     return new StoreError(
-      `Could not ${action} ${this.url(key)}: ${name}${status ? ` (HTTP ${status})` : ""}: ${(error as Error).message}.${hint}`,
+      redact(
+        `Could not ${action} ${this.url(key)}: ${name}${status ? ` (HTTP ${status})` : ""}: ${(error as Error).message}.${hint}`,
+      ),
       { cause: error },
     );
   }
@@ -109,7 +115,7 @@ export class S3Objects {
       return { body, version: { etag: out.ETag ?? "", lastModified: out.LastModified ?? new Date(0) } };
     } catch (error) {
       if (statusOf(error) === 404 || nameOf(error) === "NoSuchKey") return null;
-      throw this.failure("read", key, error);
+      throw this.failure("read", key, error, signal);
     }
   }
 
@@ -122,7 +128,7 @@ export class S3Objects {
       return { etag: out.ETag ?? "", lastModified: out.LastModified ?? new Date(0) };
     } catch (error) {
       if (statusOf(error) === 404 || nameOf(error) === "NotFound" || nameOf(error) === "NoSuchKey") return null;
-      throw this.failure("read", key, error);
+      throw this.failure("read", key, error, signal);
     }
   }
 
@@ -160,7 +166,7 @@ export class S3Objects {
         if (conditional && status === 412) return PRECONDITION_FAILED;
         if (condition.ifMatch && (status === 404 || nameOf(error) === "NoSuchKey")) return PRECONDITION_FAILED;
         if (conditional && status === 409 && attempt < CONFLICT_RETRIES) continue;
-        throw this.failure("write", key, error);
+        throw this.failure("write", key, error, signal);
       }
     }
   }
@@ -192,28 +198,55 @@ export class S3Objects {
       const status = statusOf(error);
       if (condition.ifMatch && (status === 412 || status === 404)) return PRECONDITION_FAILED;
       if (!condition.ifMatch && status === 404) return "deleted";
-      throw this.failure("remove", key, error);
+      throw this.failure("remove", key, error, signal);
     }
   }
 
-  /** Every object key starting with `prefix`, in S3's order (UTF-8 binary), all pages. */
-  async list(prefix: string): Promise<string[]> {
+  /**
+   * Every object key starting with `prefix`, in S3's order (UTF-8 binary), all pages. A service that
+   * answers a page with a continuation token it gave before would be asked for the same pages forever:
+   * that is a StoreError.
+   */
+  async list(prefix: string, signal?: AbortSignal): Promise<string[]> {
     const { ListObjectsV2Command } = await loadSdk();
     const keys: string[] = [];
+    const tokens = new Set<string>();
     let token: string | undefined;
     try {
       do {
         const out = await (
           await this.client
-        ).send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+        ).send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }), {
+          abortSignal: signal,
+        });
         for (const item of out.Contents ?? []) if (item.Key) keys.push(item.Key);
         token = out.IsTruncated ? out.NextContinuationToken : undefined;
+        if (out.IsTruncated && !token) {
+          throw new StoreError(
+            `Could not list ${this.url(prefix)}: the service said the listing is truncated but gave no ` +
+              `continuation token, so the rest cannot be read. The service does not follow S3's ListObjectsV2.`,
+          );
+        }
+        if (token !== undefined && tokens.has(token)) {
+          throw new StoreError(
+            `Could not list ${this.url(prefix)}: the service answered page ${tokens.size + 1} with the ` +
+              `continuation token ${JSON.stringify(token.slice(0, 80))} it gave before, so the listing would ` +
+              `never end (stopped after ${keys.length} keys). The service does not follow S3's ListObjectsV2.`,
+          );
+        }
+        if (token !== undefined) tokens.add(token);
       } while (token);
     } catch (error) {
-      throw this.failure("list", prefix, error);
+      throw this.failure("list", prefix, error, signal);
     }
     return keys;
   }
+}
+
+/** The deadline's TimeoutError or the caller's AbortedError, as the call made them. */
+function abortReason(signal: AbortSignal, doing: string): Error {
+  if (signal.reason instanceof TimeoutError || signal.reason instanceof AbortedError) return signal.reason;
+  return new AbortedError(`Aborted while waiting to ${doing}.`, { cause: signal.reason });
 }
 
 function isClient(value: S3Client | S3ClientConfig): value is S3Client {

@@ -18,7 +18,7 @@ import { registerSecret } from "../ground/secrets.js";
 import { lockKey, storeKeyParts } from "./keys.js";
 import { takeLease, type LeaseRelease } from "./s3-lease.js";
 import { PRECONDITION_FAILED, S3Objects } from "./s3-objects.js";
-import type { LockOptions, Release, Store, WriteOptions } from "./store.js";
+import type { LockOptions, ReadOptions, Release, Store, WriteOptions } from "./store.js";
 
 /** Static credentials; their secret parts are redacted from every message tapshot prints. */
 export interface S3Credentials {
@@ -53,6 +53,17 @@ export interface S3StoreOptions {
   /** A client the runner built; region, endpoint, path style and credentials are then the client's. */
   client?: S3ClientLike;
 }
+
+/**
+ * The secret environment variables of the AWS SDK's default credential chain: static keys and
+ * session tokens (fromEnv), and the container credentials' authorization token (fromContainerMetadata).
+ */
+const SDK_SECRET_VARIABLES = [
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_SECURITY_TOKEN",
+  "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+];
 
 /** What the service was found to support, checked once before the first write. */
 interface Capabilities {
@@ -96,6 +107,8 @@ export class S3Store implements Store {
       registerSecret(credentials.secretAccessKey);
       registerSecret(credentials.sessionToken);
     }
+    // What the SDK's provider chain reads from the environment: a service that echoes them must not print them.
+    for (const name of SDK_SECRET_VARIABLES) registerSecret(process.env[name]);
     this.root = `${prefix ? `${prefix}/` : ""}_ai_/`;
     this.location = `s3://${bucket}${prefix ? `/${prefix}` : ""}/_ai_`;
     this.objects = new S3Objects(
@@ -152,9 +165,9 @@ export class S3Store implements Store {
     }
   }
 
-  async read(key: string): Promise<Buffer | null> {
+  async read(key: string, options: ReadOptions = {}): Promise<Buffer | null> {
     const object = this.objectOf(key);
-    const got = await this.objects.get(object);
+    const got = await this.objects.get(object, options.signal);
     if (key.endsWith(".json")) {
       if (got) this.recordEtags.set(key, got.version.etag);
       else this.recordEtags.delete(key);
@@ -167,7 +180,13 @@ export class S3Store implements Store {
     await this.checked();
     const seen = key.endsWith(".json") ? this.recordEtags.get(key) : undefined;
     const condition = options.ifAbsent ? { ifNoneMatch: "*" as const } : seen ? { ifMatch: seen } : {};
-    const etag = await this.objects.put(object, data, condition);
+    let etag = await this.objects.put(object, data, condition);
+    // The SDK sends a write again when its answer was lost (a 500 after the service stored it): the repeat
+    // then meets its own first write and gets 412. The bucket holding exactly these bytes is a success.
+    if (etag === PRECONDITION_FAILED && (condition.ifMatch || condition.ifNoneMatch)) {
+      const now = await this.objects.get(object);
+      if (now?.body.equals(data)) etag = now.version.etag;
+    }
     if (etag === PRECONDITION_FAILED) {
       if (options.ifAbsent) return false;
       this.recordEtags.delete(key);

@@ -17,6 +17,12 @@ export interface WriteOptions {
   ifAbsent?: boolean;
 }
 
+/** Options for {@link Store.read}. */
+export interface ReadOptions {
+  /** The call's deadline or abort: a store that reads over the network stops the request when it aborts. */
+  signal?: AbortSignal;
+}
+
 /** Options for {@link Store.lock}. */
 export interface LockOptions {
   /** Give up waiting at this time (ms since epoch). */
@@ -29,7 +35,7 @@ export interface Store {
   /** A human-readable location, for messages (a directory, a bucket URL). */
   readonly location: string;
   /** The bytes at `key`, or `null` when nothing is stored there. */
-  read(key: string): Promise<Buffer | null>;
+  read(key: string, options?: ReadOptions): Promise<Buffer | null>;
   /**
    * Write `data` at `key` atomically: a reader sees the old bytes or the new, never
    * a mix, even when the writer dies half-way. Returns whether it wrote.

@@ -17,6 +17,12 @@ import { locateWithin, type BoxedScroll } from "./region.js";
 export const REPLAY_EXTRA_SWIPES = 2;
 /** The most swipes back to the start (`fromStart`, or before a heal) before giving up on reaching it. */
 const MOST_REWIND_SWIPES = 30;
+/**
+ * The longest one settle waits for two identical screenshots. A still screen settles in a few
+ * hundred ms; a screen with continuous animation (a spinner, a video) never does, and its
+ * screenshot is then looked at as it is, as a plain tap's replay looks at every screenshot.
+ */
+const SETTLE_MAX_MS = 3_000;
 
 /** What one look at a screen gave: the thing looked for, or why it is not there. */
 export type Seen<T> = { found: true; value: T } | { found: false; reason: string };
@@ -82,13 +88,13 @@ export async function scrollUntil<T>(
   until: () => number,
   look: (png: Buffer) => Promise<Seen<T>>,
 ): Promise<Scrolled<T>> {
-  let shot = await settled(call, until());
+  let shot = await settled(call, until(), limit + 1);
   for (let swipes = 0; ; swipes++) {
     const seen = await look(shot.png);
     if (seen.found) return { found: true, value: seen.value, swipes, png: shot.png };
     if (swipes >= limit) return { found: false, reason: seen.reason, swipes, endReached: false, png: shot.png };
     await call.swipe(swipe);
-    const next = await settled(call, until());
+    const next = await settled(call, until(), limit - swipes);
     if (same(call, shot, next)) {
       return { found: false, reason: seen.reason, swipes: swipes + 1, endReached: true, png: next.png };
     }
@@ -103,10 +109,12 @@ export async function scrollUntil<T>(
 export async function rewind(call: Call, swipe: Swipe, direction: ScrollParams["direction"], until: () => number) {
   // The forward swipe with its ends swapped.
   const back: Swipe = { from: swipe.to, to: swipe.from, durationMs: swipe.durationMs };
-  let shot = await settled(call, until());
+  // A rewind leaves at least half of what is left for the scroll after it.
+  const end = Date.now() + Math.max(0, until() - Date.now()) / 2;
+  let shot = await settled(call, end, MOST_REWIND_SWIPES + 1);
   for (let swipes = 1; swipes <= MOST_REWIND_SWIPES; swipes++) {
     await call.swipe(back);
-    const next = await settled(call, until());
+    const next = await settled(call, end, MOST_REWIND_SWIPES + 1 - swipes);
     if (same(call, shot, next)) return swipes;
     shot = next;
   }
@@ -114,8 +122,15 @@ export async function rewind(call: Call, swipe: Swipe, direction: ScrollParams["
   return MOST_REWIND_SWIPES;
 }
 
-function settled(call: Call, until: number): Promise<Shot> {
-  return waitForStable(call, { until, masks: systemBarMasks(call.device), requireDrawn: true });
+/**
+ * The screen once settled, waiting at most an even share of what is left before `until` among the
+ * `looks` still to come (and {@link SETTLE_MAX_MS}), so one screen that never settles cannot take
+ * the time of the swipes after it.
+ */
+function settled(call: Call, until: number, looks: number): Promise<Shot> {
+  const now = Date.now();
+  const share = Math.min(SETTLE_MAX_MS, Math.max(0, until - now) / Math.max(1, looks));
+  return waitForStable(call, { until: now + share, masks: systemBarMasks(call.device), requireDrawn: true });
 }
 
 function same(call: Call, a: Shot, b: Shot): boolean {
