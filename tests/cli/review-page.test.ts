@@ -84,7 +84,7 @@ test("pending values are grouped by name across devices, with their images and t
     expect(await browser!.execute((el) => (el as HTMLImageElement).naturalWidth, img)).toBe(360);
   }
   expect(await baseline.$("[data-testid=reason]").getText()).toContain("the redesign moved the checkout button");
-  expect(await baseline.$("[data-testid=changed]").getText()).toBe(
+  expect(await baseline.$("[data-testid=what-changed]").getText()).toBe(
     "what changed: 'Checkout' (checkout) moved down 150 px",
   );
   // A tap heal: old and new crops, each with the point marked.

@@ -64,7 +64,7 @@ function valueCard({ entry, change }: PendingValue, src: (file: string) => strin
   <h4>${esc(entry.platform)} · <span class="mono">${esc(entry.device)}</span> · <span class="badge ${what === "new" ? "stored" : "healed"}">${what}</span> <span class="state" data-testid="state"></span></h4>
   <div class="figures">${figures.join("")}</div>
   <div class="meta" data-testid="prompt">${r.kind === "tap" ? "prompt" : "judged against"}: ${esc(r.prompt)}${r.kind === "tap" && r.verify ? ` · verify: ${esc(r.verify)}` : ""}</div>
-  ${r.kind === "baseline" && r.changed ? `<div class="meta" data-testid="changed">what changed: ${esc(r.changed)}</div>` : ""}
+  ${r.kind === "baseline" && r.changed ? `<div class="meta" data-testid="what-changed">what changed: ${esc(r.changed)}</div>` : ""}
   <div class="meta" data-testid="reason">the model (<span class="mono">${esc(r.model)}</span>): ${esc(r.reason)}</div>
   <div class="figures"><button class="accept" data-testid="accept">Accept</button><button class="revert" data-testid="revert">Revert</button></div>
 </article>`;
