@@ -3,6 +3,7 @@
  * replay mode, parallel runs. Real PNG screens from FakeDevice, a scripted AI channel.
  */
 import { createHash } from "node:crypto";
+import { crc32 } from "node:zlib";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -325,9 +326,22 @@ describe("baseline stored", () => {
   test("a screenshot with the baseline's bytes matches before anything is decoded", async () => {
     setup();
     await storeFirst();
-    // A PNG whose header is right but whose pixels cannot be decoded: only a byte comparison can match it.
+    // A whole PNG (signature, IHDR, one IDAT, IEND) whose pixel data is not deflated: a device could send it, but
+    // its pixels cannot be decoded, so only a byte comparison can match it.
     const stored = await readBaseline();
-    const undecodable = Buffer.concat([stored.png.subarray(0, 33), Buffer.from("not deflated pixel data")]);
+    const chunk = (type: string, data: Buffer) => {
+      const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+      const length = Buffer.alloc(4);
+      length.writeUInt32BE(data.length);
+      const crc = Buffer.alloc(4);
+      crc.writeUInt32BE(crc32(body));
+      return Buffer.concat([length, body, crc]);
+    };
+    const undecodable = Buffer.concat([
+      stored.png.subarray(0, 33),
+      chunk("IDAT", Buffer.from("not deflated pixel data")),
+      chunk("IEND", Buffer.alloc(0)),
+    ]);
     await expect(sharp(undecodable).raw().toBuffer()).rejects.toThrow();
     const file = path.join(baselineDir(), "fake-phone-1_14");
     await fs.writeFile(`${file}.png`, undecodable);
