@@ -11,12 +11,13 @@ import { join } from "node:path";
 import type { ScreenshotOptions } from "../../src/core/engine/options.js";
 import { BaselineRecordSchema } from "../../src/core/store/records.js";
 import { gemini } from "../../src/providers/index.js";
-import { configureAi, resetAi } from "../../src/runner/index.js";
+import { configureAi } from "../../src/runner/index.js";
 import { addAiCommands, aiMatchers } from "../../src/wdio/index.js";
-import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
-import { domKnowledge, type DomKnowledge } from "../support/dom-knowledge.js";
+import type { WireDouble } from "../../rig/model-doubles/index.js";
+import type { DomKnowledge } from "../support/dom-knowledge.js";
+import { useRigAndDouble } from "../support/rig-double.js";
 import { galaxyS23, iphone15, iphoneSE, pixel7, type PhoneProfile } from "../../rig/profiles.js";
-import { rigTarget, startRig, type Rig, type RigSession } from "../../rig/session.js";
+import { rigTarget, type Rig, type RigSession } from "../../rig/session.js";
 import type { Variant } from "../../demo/app/server.js";
 
 const KEY = "e2e-test-key-not-secret";
@@ -31,15 +32,7 @@ let double: WireDouble;
 let knowledge: DomKnowledge;
 let storageDir: string;
 
-beforeAll(async () => {
-  knowledge = domKnowledge();
-  [rig, double] = await Promise.all([startRig(), startGeminiDouble(knowledge, { apiKey: KEY })]);
-}, 180_000);
-
-afterAll(async () => {
-  resetAi();
-  await Promise.allSettled([rig?.stop(), double?.close()]);
-}, 60_000);
+useRigAndDouble(KEY, (started) => ({ rig, double, knowledge } = started));
 
 beforeEach(async () => {
   storageDir = await mkdtemp(join(tmpdir(), "tapshot-masks-"));

@@ -7,11 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ScreenshotMismatchError } from "../../src/core/ground/errors.js";
 import { gemini } from "../../src/providers/index.js";
-import { configureAi, resetAi } from "../../src/runner/index.js";
-import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
-import { domKnowledge, type DomKnowledge } from "../support/dom-knowledge.js";
+import { configureAi } from "../../src/runner/index.js";
+import type { WireDouble } from "../../rig/model-doubles/index.js";
+import type { DomKnowledge } from "../support/dom-knowledge.js";
+import { useRigAndDouble } from "../support/rig-double.js";
 import { pixel7 } from "../../rig/profiles.js";
-import { rigTarget, startRig, type Rig } from "../../rig/session.js";
+import { rigTarget, type Rig } from "../../rig/session.js";
 
 const KEY = "e2e-fail-fast-key";
 /** Longer than this test's own 120 s limit: a call that waited for it would fail the test. */
@@ -22,15 +23,7 @@ let double: WireDouble;
 let knowledge: DomKnowledge;
 let storageDir: string;
 
-beforeAll(async () => {
-  knowledge = domKnowledge();
-  [rig, double] = await Promise.all([startRig(), startGeminiDouble(knowledge, { apiKey: KEY })]);
-}, 180_000);
-
-afterAll(async () => {
-  resetAi();
-  await Promise.allSettled([rig?.stop(), double?.close()]);
-}, 60_000);
+useRigAndDouble(KEY, (started) => ({ rig, double, knowledge } = started));
 
 beforeEach(async () => {
   storageDir = await mkdtemp(join(tmpdir(), "tapshot-e2e-fast-"));

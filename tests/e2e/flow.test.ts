@@ -10,11 +10,12 @@ import type { LogEntry } from "../../src/core/ground/log.js";
 import { BaselineRecordSchema, TapRecordSchema } from "../../src/core/store/records.js";
 import { A11Y_MODEL } from "../../src/core/flows/tap/heal-ladder.js";
 import { gemini } from "../../src/providers/index.js";
-import { configureAi, resetAi } from "../../src/runner/index.js";
-import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
-import { domKnowledge, type DomKnowledge } from "../support/dom-knowledge.js";
+import { configureAi } from "../../src/runner/index.js";
+import type { WireDouble } from "../../rig/model-doubles/index.js";
+import type { DomKnowledge } from "../support/dom-knowledge.js";
+import { useRigAndDouble } from "../support/rig-double.js";
 import { galaxyS23, pixel7 } from "../../rig/profiles.js";
-import { rigTarget, startRig, type Rig, type RigSession } from "../../rig/session.js";
+import { rigTarget, type Rig, type RigSession } from "../../rig/session.js";
 
 const KEY = "e2e-test-key-not-secret";
 const CHECKOUT = "the Checkout button";
@@ -26,15 +27,7 @@ let knowledge: DomKnowledge;
 let storageDir: string;
 let logs: LogEntry[];
 
-beforeAll(async () => {
-  knowledge = domKnowledge();
-  [rig, double] = await Promise.all([startRig(), startGeminiDouble(knowledge, { apiKey: KEY })]);
-}, 180_000);
-
-afterAll(async () => {
-  resetAi();
-  await Promise.allSettled([rig?.stop(), double?.close()]);
-}, 60_000);
+useRigAndDouble(KEY, (started) => ({ rig, double, knowledge } = started));
 
 beforeEach(async () => {
   storageDir = await mkdtemp(join(tmpdir(), "tapshot-e2e-"));

@@ -15,8 +15,8 @@ import { Deadline } from "../../src/core/ground/deadline.js";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { s3Store } from "../../src/core/store/s3-store.js";
 import { S3Client } from "@aws-sdk/client-s3";
-import { startFaultProxy, type FaultProxy } from "../support/s3-faults.js";
-import { startTestS3, testClientConfig, type TestS3 } from "../support/s3-replica.js";
+import { useFaultyBucket } from "../support/s3-faults.js";
+import { testClientConfig } from "../support/s3-replica.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { checkoutScene, FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
@@ -178,27 +178,18 @@ describe("a screen that never stops moving", () => {
 });
 
 describe("a bucket is waited for only within the call's deadline", () => {
-  let s3: TestS3;
-  let proxy: FaultProxy;
-  beforeAll(async () => {
-    s3 = await startTestS3("s3");
-    proxy = await startFaultProxy(s3.endpoint);
-  });
-  afterAll(async () => {
-    await proxy.stop();
-    await s3.stop();
-  });
+  const bucket = useFaultyBucket();
   const bucketStore = () =>
     s3Store({
-      bucket: s3.bucket,
+      bucket: bucket.s3.bucket,
       prefix: `runs/${randomUUID()}`,
-      client: new S3Client(testClientConfig(proxy.endpoint)),
+      client: new S3Client(testClientConfig(bucket.proxy.endpoint)),
     });
 
   test("a bucket read that stalls cannot hold a replay past its timeout", async () => {
     const device = new FakeDevice(checkoutScene());
     const store = bucketStore();
-    proxy.rule = () => undefined;
+    bucket.proxy.rule = () => undefined;
     configureAi({
       channel: new ScriptedChannel({ locate: locateOnDevice(device) }),
       store,
@@ -209,7 +200,7 @@ describe("a bucket is waited for only within the call's deadline", () => {
 
     let answered = false;
     // The record's read answers 2 s after the replay's deadline.
-    proxy.rule = ({ method, url }) =>
+    bucket.proxy.rule = ({ method, url }) =>
       method === "GET" && url.pathname.endsWith(".json")
         ? { kind: "delay", ms: 5000, onAnswer: () => (answered = true) }
         : undefined;
@@ -222,7 +213,7 @@ describe("a bucket is waited for only within the call's deadline", () => {
 
   test("a lease write that stalls ends at the deadline as a TimeoutError that explains a dead lease", async () => {
     const store = bucketStore();
-    proxy.rule = ({ method, url }) =>
+    bucket.proxy.rule = ({ method, url }) =>
       method === "PUT" && url.pathname.includes("/.locks/") && !url.pathname.includes(".probe-")
         ? { kind: "stall" }
         : undefined;
@@ -233,7 +224,7 @@ describe("a bucket is waited for only within the call's deadline", () => {
       await expect(taking).rejects.toThrow(/lease .* is stale and is taken over after 10 s without a refresh/);
     } finally {
       deadline.dispose();
-      proxy.rule = () => undefined;
+      bucket.proxy.rule = () => undefined;
     }
   });
 });

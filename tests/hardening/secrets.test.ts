@@ -16,8 +16,7 @@ import { locateOnDevice, ScriptedChannel } from "../support/scripted-channel.js"
 import { startOpenAiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
 import { checkoutKnowledge, fastRetry, noAbort, phoneScreen } from "../providers/fixtures.js";
 import { runCli } from "../cli/run-cli.js";
-import { startFaultProxy, type FaultProxy } from "../support/s3-faults.js";
-import { startTestS3, type TestS3 } from "../support/s3-replica.js";
+import { useFaultyBucket } from "../support/s3-faults.js";
 
 const api = createPlatformApi(fakeAdapter());
 const OPENAI_KEY = "sk-proj-Abcdefghijklmnop0123456789";
@@ -169,21 +168,12 @@ function screen() {
 }
 
 describe("credentials the AWS SDK reads from the environment", () => {
-  let s3: TestS3;
-  let proxy: FaultProxy;
-  beforeAll(async () => {
-    s3 = await startTestS3("s3");
-    proxy = await startFaultProxy(s3.endpoint);
-  });
-  afterAll(async () => {
-    await proxy.stop();
-    await s3.stop();
-  });
+  const bucket = useFaultyBucket();
 
   test("an AWS_SESSION_TOKEN the service echoes in its error is not printed by the tapshot command", async () => {
     const token = `IQoJb3JpZ2luX2VjE${"Ab9".repeat(30)}`;
     // A service refusing the session token, quoting it back (as a misconfigured proxy or service may).
-    proxy.rule = ({ headers }) => ({
+    bucket.proxy.rule = ({ headers }) => ({
       kind: "answer",
       status: 403,
       body:
@@ -191,8 +181,8 @@ describe("credentials the AWS SDK reads from the environment", () => {
         `<Message>The provided token is malformed or otherwise invalid: ${String(headers["x-amz-security-token"])}</Message>` +
         "<RequestId>faults</RequestId></Error>",
     });
-    const { code, stderr } = await runCli(["list", "--store", `s3://${s3.bucket}/team`], {
-      AWS_ENDPOINT_URL_S3: proxy.endpoint,
+    const { code, stderr } = await runCli(["list", "--store", `s3://${bucket.s3.bucket}/team`], {
+      AWS_ENDPOINT_URL_S3: bucket.proxy.endpoint,
       AWS_REGION: "us-east-1",
       AWS_ACCESS_KEY_ID: "ASIAEXAMPLEKEYID0000",
       AWS_SECRET_ACCESS_KEY: `secret-${"x".repeat(32)}`,

@@ -18,8 +18,8 @@ import { runSync } from "../../src/cli/sync.js";
 import { randomUUID } from "node:crypto";
 import { S3Client } from "@aws-sdk/client-s3";
 import { s3Store } from "../../src/core/store/s3-store.js";
-import { startFaultProxy, type FaultProxy } from "../support/s3-faults.js";
-import { startTestS3, testClientConfig, type TestS3 } from "../support/s3-replica.js";
+import { useFaultyBucket } from "../support/s3-faults.js";
+import { testClientConfig } from "../support/s3-replica.js";
 
 const DAY = 86_400_000;
 
@@ -282,21 +282,12 @@ describe("failed writes", () => {
 });
 
 describe("a bucket's faults", () => {
-  let s3: TestS3;
-  let proxy: FaultProxy;
-  beforeAll(async () => {
-    s3 = await startTestS3("s3");
-    proxy = await startFaultProxy(s3.endpoint);
-  });
-  afterAll(async () => {
-    await proxy.stop();
-    await s3.stop();
-  });
+  const faulty = useFaultyBucket();
   afterEach(() => {
-    proxy.rule = () => undefined;
+    faulty.proxy.rule = () => undefined;
   });
-  const bucketStore = (prefix = `runs/${randomUUID()}`, endpoint = proxy.endpoint) =>
-    s3Store({ bucket: s3.bucket, prefix, client: new S3Client(testClientConfig(endpoint)) });
+  const bucketStore = (prefix = `runs/${randomUUID()}`, endpoint = faulty.proxy.endpoint) =>
+    s3Store({ bucket: faulty.s3.bucket, prefix, client: new S3Client(testClientConfig(endpoint)) });
 
   test("a record replace the bucket stored but whose answer was lost is a success, not a lost race", async () => {
     const bucket = bucketStore();
@@ -304,7 +295,7 @@ describe("a bucket's faults", () => {
     await bucket.read("taps/k.json");
     let lost = 0;
     // The first PUT is stored and answered 500; the SDK sends it again with the same If-Match and meets 412.
-    proxy.rule = ({ method, url }) =>
+    faulty.proxy.rule = ({ method, url }) =>
       method === "PUT" && url.pathname.endsWith("/taps/k.json") && lost++ === 0 ? { kind: "lose-answer" } : undefined;
     expect(await bucket.write("taps/k.json", Buffer.from('{"v":2}'))).toBe(true);
     expect(lost).toBe(2);
@@ -316,9 +307,9 @@ describe("a bucket's faults", () => {
   test("a replace that met another run's value is still refused after reading it back", async () => {
     const bucket = bucketStore();
     const other = s3Store({
-      bucket: s3.bucket,
+      bucket: faulty.s3.bucket,
       prefix: bucket.location.split("/").slice(3, 5).join("/"),
-      client: new S3Client(testClientConfig(s3.endpoint)),
+      client: new S3Client(testClientConfig(faulty.s3.endpoint)),
     });
     await bucket.write("taps/k.json", Buffer.from('{"v":1}'), { ifAbsent: true });
     await bucket.read("taps/k.json");
@@ -342,7 +333,7 @@ describe("a bucket's faults", () => {
     }
     const evil = "taps/../../x/evil";
     // The bucket lists an object whose key climbs out of _ai_/ (S3 keys are any UTF-8 text).
-    proxy.rule = ({ method, url }) => {
+    faulty.proxy.rule = ({ method, url }) => {
       if (method !== "GET" || url.searchParams.get("list-type") !== "2") return undefined;
       const from = url.searchParams.get("prefix") ?? "";
       const keys = from.endsWith("/_ai_/taps/") ? [...good, evil].map((k) => `${prefix}/_ai_/${k}.json`) : [];
@@ -350,8 +341,8 @@ describe("a bucket's faults", () => {
         kind: "answer",
         status: 200,
         body:
-          '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
-          `<Name>${s3.bucket}</Name><Prefix>${from}</Prefix><KeyCount>${keys.length}</KeyCount><MaxKeys>1000</MaxKeys>` +
+          '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://faulty.s3.amazonaws.com/doc/2006-03-01/">' +
+          `<Name>${faulty.s3.bucket}</Name><Prefix>${from}</Prefix><KeyCount>${keys.length}</KeyCount><MaxKeys>1000</MaxKeys>` +
           `<IsTruncated>false</IsTruncated>${keys.map((k) => `<Contents><Key>${k}</Key></Contents>`).join("")}</ListBucketResult>`,
       };
     };
@@ -373,15 +364,15 @@ describe("a bucket's faults", () => {
   test("a listing that repeats its continuation token stops with a StoreError instead of looping", async () => {
     const bucket = bucketStore();
     let pages = 0;
-    proxy.rule = ({ method, url }) => {
+    faulty.proxy.rule = ({ method, url }) => {
       if (method !== "GET" || url.searchParams.get("list-type") !== "2") return undefined;
       pages++;
       return {
         kind: "answer",
         status: 200,
         body:
-          '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
-          `<Name>${s3.bucket}</Name><KeyCount>1</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>true</IsTruncated>` +
+          '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://faulty.s3.amazonaws.com/doc/2006-03-01/">' +
+          `<Name>${faulty.s3.bucket}</Name><KeyCount>1</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>true</IsTruncated>` +
           `<Contents><Key>runs/x/_ai_/taps/a.json</Key></Contents>` +
           "<NextContinuationToken>same-token</NextContinuationToken></ListBucketResult>",
       };

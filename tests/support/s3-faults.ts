@@ -7,6 +7,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { startTestS3, type TestS3 } from "./s3-replica.js";
 
 /** What the proxy does with one request. */
 export type Fault =
@@ -93,4 +94,24 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
   return proxy;
+}
+
+/** A test S3 service and a fault proxy in front of it, started before a describe block's tests and stopped after. */
+export interface FaultyBucket {
+  s3: TestS3;
+  proxy: FaultProxy;
+}
+
+/** Register beforeAll/afterAll hooks that start and stop a {@link FaultyBucket}; read its fields inside tests. */
+export function useFaultyBucket(): FaultyBucket {
+  const bucket = {} as FaultyBucket;
+  beforeAll(async () => {
+    bucket.s3 = await startTestS3("s3");
+    bucket.proxy = await startFaultProxy(bucket.s3.endpoint);
+  });
+  afterAll(async () => {
+    await bucket.proxy.stop();
+    await bucket.s3.stop();
+  });
+  return bucket;
 }
