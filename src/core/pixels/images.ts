@@ -129,7 +129,7 @@ export interface CompareOptions {
    * has `stoppedAbove` set and `diffPixels` is a lower bound. Ignored with `diff`.
    */
   stopAbove?: number;
-  /** Stops drawing a diff image between bands of rows (src/core/pixels/banded-diff.ts). */
+  /** Stops drawing a diff image between bands of rows, so a deadline can cut it short. */
   signal?: AbortSignal | undefined;
 }
 
