@@ -117,14 +117,15 @@ export class DeviceError extends withCode("device") {}
 
 /** The run's model request budget (`maxAiCalls`) is spent; the request was not sent. */
 export class BudgetError extends TapshotError {
-  constructor(
-    /** The budget: the most model requests the run may make. */
-    readonly maxAiCalls: number,
-    /** Model requests the run made before this one (across its worker processes). */
-    readonly made: number,
-    message: string,
-  ) {
+  /** The budget: the most model requests the run may make. */
+  readonly maxAiCalls: number;
+  /** Model requests the run made before this one (across its worker processes). */
+  readonly made: number;
+
+  constructor(message: string, spent: { maxAiCalls: number; made: number }) {
     super("budget", message);
+    this.maxAiCalls = spent.maxAiCalls;
+    this.made = spent.made;
   }
 }
 

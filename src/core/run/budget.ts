@@ -47,12 +47,11 @@ export async function claimAiCall({ maxAiCalls, resultsDir }: BudgetSettings): P
   }
   if (number > maxAiCalls) {
     throw new BudgetError(
-      maxAiCalls,
-      maxAiCalls,
       `This call needs a model request, but the run's AI budget is spent: maxAiCalls is ${maxAiCalls} and the run ` +
         `has made ${maxAiCalls} model request${maxAiCalls === 1 ? "" : "s"} (${where}). The request was not sent. ` +
         `Raise maxAiCalls in configureAi (or TAPSHOT_MAX_AI_CALLS), or commit the values learned so far under ` +
         `_ai_/ so the next run replays them without a model.`,
+      { maxAiCalls, made: maxAiCalls },
     );
   }
 }

@@ -217,6 +217,15 @@ export function sha256(data: Buffer): string {
 
 const TORN_READ_RETRIES = 5;
 
+/** A stored file's JSON, or `undefined` when it is missing or not JSON (for a quick look before `readRecord`). */
+export function parseStoredJson(data: Buffer | null): unknown {
+  try {
+    return data ? JSON.parse(data.toString("utf8")) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Read `<key>.json` and `<key>.png`, validated; `null` when nothing is stored. */
 export async function readRecord<S extends z.ZodType<{ imageSha256: string }>>(
   store: Store,

@@ -61,18 +61,23 @@ export async function takeLease(
   { deadline, signal }: LockOptions,
 ): Promise<Release> {
   try {
-    return await waitForLease(objects, object, key, release, { deadline, signal });
+    return await waitForLease({ objects, object, key, release }, { deadline, signal });
   } catch (error) {
     if (signal?.aborted && signal.reason instanceof TimeoutError) throw leaseTimeout(objects, object, key, error);
     throw error;
   }
 }
 
+/** The lease one lock call waits for: its object in the bucket, for which store key, and how it is let go. */
+interface LeaseRequest {
+  objects: S3Objects;
+  object: string;
+  key: string;
+  release: LeaseRelease;
+}
+
 async function waitForLease(
-  objects: S3Objects,
-  object: string,
-  key: string,
-  release: LeaseRelease,
+  { objects, object, key, release }: LeaseRequest,
   { deadline, signal }: LockOptions,
 ): Promise<Release> {
   const owner = randomUUID();

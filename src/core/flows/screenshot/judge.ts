@@ -13,7 +13,7 @@ import type { Done, NewValue } from "../../run/lifecycle.js";
 import { waitForStable, type Shot } from "../../run/stable-screen.js";
 import { deviceDistance } from "../../device/description.js";
 import { baselineFolder, baselineKey } from "../../store/keys.js";
-import { BaselineRecordSchema, readRecord, type BaselineRecord } from "../../store/records.js";
+import { BaselineRecordSchema, parseStoredJson, readRecord, type BaselineRecord } from "../../store/records.js";
 import type { ScreenshotParams } from "./input.js";
 import {
   allowedFor,
@@ -176,7 +176,7 @@ async function referencesFor(call: Call, name: string): Promise<Reference[]> {
   // Rank by the records alone, then read only the images that are sent.
   const ranked: { key: string; storedAt: string; distance: number }[] = [];
   for (const key of keys) {
-    const parsed = BaselineRecordSchema.safeParse(parseJson(await store.read(`${key}.json`)));
+    const parsed = BaselineRecordSchema.safeParse(parseStoredJson(await store.read(`${key}.json`)));
     if (parsed.success) {
       ranked.push({ key, storedAt: parsed.data.storedAt, distance: deviceDistance(call.device, parsed.data.device) });
     } else call.note(`skipped reference ${key}.json: not a valid baseline record`);
@@ -198,14 +198,6 @@ async function referencesFor(call: Call, name: string): Promise<Reference[]> {
     }
   }
   return references;
-}
-
-function parseJson(data: Buffer | null): unknown {
-  try {
-    return data ? JSON.parse(data.toString("utf8")) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The model's varying boxes as whole-pixel rectangles on the screen, refused when they cover too much. */

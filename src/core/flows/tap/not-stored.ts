@@ -6,7 +6,7 @@
 import { NotStoredError, withArticle } from "../../ground/errors.js";
 import type { Call } from "../../run/call.js";
 import { slugify } from "../../store/keys.js";
-import { TapRecordSchema } from "../../store/records.js";
+import { parseStoredJson, TapRecordSchema } from "../../store/records.js";
 import type { TapParams } from "./tap-params.js";
 
 /** The `NotStoredError` for `key`, naming a stored tap of the same prompt with another verify text. */
@@ -44,7 +44,7 @@ async function otherVerify(
   const sameSlug = `${folder}/${slugify(prompt, 48)}-`;
   for (const file of await call.config.store.list(folder)) {
     if (!file.startsWith(sameSlug) || !file.endsWith(".json") || file === `${key}.json`) continue;
-    const parsed = TapRecordSchema.safeParse(parseJson(await call.config.store.read(file)));
+    const parsed = TapRecordSchema.safeParse(parseStoredJson(await call.config.store.read(file)));
     if (!parsed.success) continue;
     const record = parsed.data;
     if (record.prompt !== prompt || record.verify === (verify ?? null)) continue;
@@ -52,12 +52,4 @@ async function otherVerify(
     return { key: file.slice(0, -".json".length), verify: record.verify };
   }
   return undefined;
-}
-
-function parseJson(data: Buffer | null): unknown {
-  try {
-    return data ? JSON.parse(data.toString("utf8")) : undefined;
-  } catch {
-    return undefined;
-  }
 }
