@@ -6,8 +6,9 @@
  */
 import type { Platform } from "../../device/description.js";
 import { namesOf, type A11yElement } from "../../device/page-source.js";
-import type { Rect } from "../../ground/geometry.js";
+import { contains, type Rect } from "../../ground/geometry.js";
 import type { RawImage } from "../../pixels/images.js";
+import { clipToScreen } from "../../pixels/masks.js";
 import type { BaselineRecord } from "../../store/records.js";
 
 /** At most this many elements are stored per baseline: the record stays reviewable and the diff quick. */
@@ -172,15 +173,12 @@ function direction(dx: number, dy: number): string | undefined {
 /** Whether any pixel inside `rect` and outside the masks differs between the two screenshots. */
 function differsWithin({ before, after, masks }: DiffPixels, rect: Rect): boolean {
   if (before.width !== after.width || before.height !== after.height) return true;
-  const { width, height } = before;
-  const x0 = Math.max(0, Math.floor(rect.x));
-  const y0 = Math.max(0, Math.floor(rect.y));
-  const x1 = Math.min(width, Math.ceil(rect.x + rect.width));
-  const y1 = Math.min(height, Math.ceil(rect.y + rect.height));
-  const inMask = (x: number, y: number) =>
-    masks.some((m) => x >= m.x && x < m.x + m.width && y >= m.y && y < m.y + m.height);
-  for (let y = y0; y < y1; y++) {
-    for (let x = x0; x < x1; x++) {
+  const { width } = before;
+  const area = clipToScreen(rect, width, before.height);
+  if (!area) return false;
+  const inMask = (x: number, y: number) => masks.some((m) => contains(m, { x, y }));
+  for (let y = area.y; y < area.y + area.height; y++) {
+    for (let x = area.x; x < area.x + area.width; x++) {
       const i = (y * width + x) * 4;
       const a = before.data;
       const b = after.data;
