@@ -4,7 +4,7 @@
  * same run. See BENCHMARKS.md for what each figure means.
  *
  * `npm run bench -- --only replay,compare` runs some (replay, compare, peers, payload, rig,
- * fleet, memory, heal, ladder); `--no-rig` skips those that need Appium and Chromium. The figures of
+ * fleet, memory, heal, ladder, verdict); `--no-rig` skips those that need Appium and Chromium. The figures of
  * benchmarks not run are kept from the previous results.json; `measured` says when each was last run.
  */
 import { readFile, rm, writeFile } from "node:fs/promises";
@@ -21,11 +21,12 @@ import { benchReplayWork } from "./replay-work.js";
 import { flowBoxes, SEED } from "./rig-flow.js";
 import { benchRigReplay, learnFlow } from "./rig-replay.js";
 import { formatTable, formatVerdicts } from "./table.js";
+import { benchVerdict } from "./verdict.js";
 import type { Figure } from "./stats.js";
 
-const NAMES = ["replay", "compare", "peers", "payload", "rig", "fleet", "memory", "heal", "ladder"] as const;
+const NAMES = ["replay", "compare", "peers", "payload", "rig", "fleet", "memory", "heal", "ladder", "verdict"] as const;
 type Name = (typeof NAMES)[number];
-const RIG: readonly Name[] = ["rig", "fleet", "memory", "ladder"];
+const RIG: readonly Name[] = ["rig", "fleet", "memory", "ladder", "verdict"];
 
 /** Sample counts; chosen so the whole run stays near 4 minutes on 2 cores. */
 const RUNS = {
@@ -37,6 +38,7 @@ const RUNS = {
   memory: { runs: 3, steps: 20 },
   heal: { runs: 5, warmup: 1 },
   ladder: { runs: 3, warmup: 1 },
+  verdict: { runs: 2 },
 };
 
 function selected(): Set<Name> {
@@ -130,6 +132,10 @@ if (RIG.some((n) => chosen.has(n))) {
       if (chosen.has("ladder")) {
         progress("8b heal ladder on the rig (ladder on against off)");
         results.ladder = await benchHealLadder(rig, RUNS.ladder);
+      }
+      if (chosen.has("verdict")) {
+        progress("10 time from a real change to the failure (tapshot, the old rule, Playwright's rule)");
+        results.verdict = await benchVerdict(rig, RUNS.verdict);
       }
     } finally {
       await rig.stop();

@@ -11,8 +11,9 @@ const TITLES: Record<string, string> = {
   peers: "7 peers",
   heal: "8 heal ladder",
   ladder: "8b heal ladder on the rig",
+  verdict: "10 change to failure",
 };
-const ORDER = ["replay", "rig", "compare", "payload", "fleet", "memory", "peers", "heal", "ladder"];
+const ORDER = ["replay", "rig", "compare", "payload", "fleet", "memory", "peers", "heal", "ladder", "verdict"];
 
 const num = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
 

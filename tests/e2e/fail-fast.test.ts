@@ -1,11 +1,13 @@
 /**
  * Fast verdicts on the rig (docs/api.md "When a call fails"): a real, still change on a real
- * Chromium page fails once the screen has settled, far before a long timeout.
+ * Chromium page fails once the screen has settled, far before a long timeout; mode `update`
+ * (docs/reviewing.md "Update mode") replaces it with no model call instead.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ScreenshotMismatchError } from "../../src/core/ground/errors.js";
+import { BaselineRecordSchema } from "../../src/core/store/records.js";
 import { gemini } from "../../src/providers/index.js";
 import { configureAi } from "../../src/runner/index.js";
 import type { WireDouble } from "../../rig/model-doubles/index.js";
@@ -25,16 +27,20 @@ let storageDir: string;
 
 useRigAndDouble(KEY, (started) => ({ rig, double, knowledge } = started));
 
-beforeEach(async () => {
-  storageDir = await mkdtemp(join(tmpdir(), "tapshot-e2e-fast-"));
+function configure(mode: "auto" | "update") {
   configureAi({
     channel: gemini({ apiKey: KEY, baseUrl: double.baseUrl }),
     storageDir,
     target: rigTarget,
     log: false,
     resultsDir: join(storageDir, "results"),
-    mode: "auto",
+    mode,
   });
+}
+
+beforeEach(async () => {
+  storageDir = await mkdtemp(join(tmpdir(), "tapshot-e2e-fast-"));
+  configure("auto");
 });
 
 afterEach(async () => {
@@ -57,5 +63,33 @@ test("a redesigned, still cart fails once settled, not at its 10-minute timeout,
 
   expect(error).toBeInstanceOf(ScreenshotMismatchError);
   expect((error as Error).message).toContain("on a screen that had stopped changing");
+  expect(double.received.length).toBe(before);
+}, 120_000);
+
+test("mode update replaces the redesigned cart with no model call, pending with the old one kept; the next run matches", async () => {
+  const phone = await rig.session(pixel7);
+  knowledge.session = phone;
+  await phone.open("cart");
+  expect(await phone.ai.expect(phone.driver).toMatchScreenshot("cart", "the cart; the balance varies")).toMatchObject({
+    outcome: "stored",
+  });
+  const dir = join(storageDir, "_ai_", "screenshots", "android", "cart");
+  const [json] = (await readdir(dir)).filter((f) => f.endsWith(".json"));
+  const oldPng = await readFile(join(dir, json!.replace(/\.json$/, ".png")));
+
+  await phone.open("cart", { variant: "redesign" });
+  configure("update");
+  const before = double.received.length;
+  const updated = await phone.ai.expect(phone.driver).toMatchScreenshot("cart", "the cart; the balance varies");
+  expect(updated).toMatchObject({ outcome: "updated", aiCalls: 0 });
+  expect(double.received.length).toBe(before);
+  const record = BaselineRecordSchema.parse(JSON.parse(await readFile(join(dir, json!), "utf8")));
+  expect(record.review).toEqual({ state: "pending" });
+  expect(record.previous).toBeDefined();
+  expect((await readFile(join(dir, json!.replace(/\.json$/, ".previous.png")))).equals(oldPng)).toBe(true);
+
+  configure("auto");
+  const next = await phone.ai.expect(phone.driver).toMatchScreenshot("cart", "the cart; the balance varies");
+  expect(next).toMatchObject({ outcome: "matched", aiCalls: 0 });
   expect(double.received.length).toBe(before);
 }, 120_000);

@@ -274,6 +274,39 @@ describe.each(KINDS)("review of a $name", (kind) => {
     expect(await kind.run(device)).toBe(kind.used);
   });
 
+  test("a revert restores the previous value alone: an optional field only the heal set is dropped", async () => {
+    const device = new FakeDevice(cartScene());
+    setup(device);
+    await kind.run(device);
+    const learned = await storedRecord(kind);
+    const moved = new FakeDevice(cartScene(1));
+    channel.script.locate = locateOnDevice(moved);
+    await kind.run(moved, { autoHeal: true });
+    const healed = await storedRecord(kind);
+    // What a heal may add that the learned value lacked: a tap's element at the new point, a
+    // baseline's prompt masks located on the healed screen.
+    const extra =
+      kind.name === "tap"
+        ? {
+            element: {
+              attributes: { "resource-id": "new-checkout" },
+              bounds: { x: 40, y: 580, width: 280, height: 56 },
+            },
+          }
+        : { promptMasks: [{ prompt: "the delivery date", box: { x: 10, y: 10, width: 50, height: 20 } }] };
+    const field = Object.keys(extra)[0]!;
+    expect(field in learned.record).toBe(false);
+    await fs.writeFile(
+      path.join(storageDir, "_ai_", `${healed.key}.json`),
+      JSON.stringify({ ...healed.record, ...extra }, null, 2),
+    );
+
+    await revertValue(new FileStore(storageDir), learned.key, by, healed.record.imageSha256);
+    const reverted = (await storedRecord(kind)).record;
+    expect(reverted.imageSha256).toBe(learned.record.imageSha256);
+    expect(field in reverted).toBe(false);
+  });
+
   test("reverting a new value deletes it, so the next run learns it again", async () => {
     const device = new FakeDevice(cartScene());
     setup(device);

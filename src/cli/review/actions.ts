@@ -6,6 +6,7 @@
 import { StoreError } from "../../core/ground/errors.js";
 import {
   BaselineRecordSchema,
+  BaselineValueSchema,
   deleteRecord,
   FORMAT,
   readRecord,
@@ -14,6 +15,7 @@ import {
   rewriteRecord,
   sha256,
   TapRecordSchema,
+  TapValueSchema,
   type BaselineRecord,
   type TapRecord,
 } from "../../core/store/records.js";
@@ -90,18 +92,16 @@ export async function revertValue(store: Store, key: string, by: ReviewBy, seen?
       );
     }
     const { previous, ...current } = record;
+    // The value is the previous one alone: an optional field only the heal set (a tap's element, a
+    // baseline's prompt masks) is not kept. A baseline's tree and named changes are of the healed screen.
+    const valueFields = Object.keys(record.kind === "tap" ? TapValueSchema.shape : BaselineValueSchema.shape);
+    const kept = Object.entries(current).filter(([f]) => !valueFields.includes(f) && f !== "tree" && f !== "changed");
     const restored = {
-      ...current,
+      ...Object.fromEntries(kept),
       ...previous,
       format: FORMAT,
       rejected: [...(record.rejected ?? []), await rejectionOf(record, stored.image, by)],
     };
-    if (!previous!.review) delete restored.review; // it was stored before review states: accepted
-    // A baseline's tree and named changes are of the healed screen, not the restored one.
-    if ("tree" in restored) delete restored.tree;
-    if ("changed" in restored) delete restored.changed;
-    // Prompt masks were located on the healed screen; only those the previous value kept belong to it.
-    if ("promptMasks" in restored && !("promptMasks" in previous!)) delete restored.promptMasks;
     const schema = record.kind === "tap" ? TapRecordSchema : BaselineRecordSchema;
     return { key, action: "reverted", files: await restorePrevious(store, key, schema.parse(restored), previousImage) };
   });

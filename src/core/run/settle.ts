@@ -19,8 +19,8 @@ export interface SettleOptions {
   shots?: number;
   /**
    * How long a settled screen that does not match is still watched before the call fails (or heals).
-   * Default 0 for `toMatchScreenshot`, 1000 for `tap` (the screen a tap waits for often appears
-   * after an unchanged frame).
+   * Default 1000 (the screen a call waits for often appears after an unchanged frame, e.g. right
+   * after a tap).
    */
   graceMs?: number;
 }
