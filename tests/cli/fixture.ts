@@ -157,7 +157,7 @@ export async function makeFixture(): Promise<Fixture> {
   await android.tap(driver, "the checkout button", { autoHeal: true, timeout: 4000 });
   await android.tap(driver, "the add to cart button");
   pixel.scene = shopScene({ checkoutY: 520, checkoutFill: "#1971c2", addFill: "#e8590c" });
-  await android.tap(driver, "the add to cart button", { timeout: 600 }).catch((error: Error) => {
+  await android.tap(driver, "the add to cart button", { timeout: 20_000 }).catch((error: Error) => {
     if (!/never matched/.test(error.message)) throw error;
   });
 

@@ -87,7 +87,7 @@ test.each(SIZES)(
     expect(await expect_.toMatchScreenshot("masked", "the cart", { mask: [held] })).toMatchObject({ aiCalls: 0 });
     expect(channel.requests.length).toBe(asked);
 
-    await expect(expect_.toMatchScreenshot("plain", "the cart", { timeout: 500 })).rejects.toMatchObject({
+    await expect(expect_.toMatchScreenshot("plain", "the cart", { timeout: 20_000 })).rejects.toMatchObject({
       code: "screenshot-mismatch",
     });
   },
@@ -101,7 +101,7 @@ test("an element that moved is masked where it is now", async () => {
   // The button is restyled and moves 10 px down; the old place shows the background.
   device.scene = cart(1, "#ea580c");
   device.element("checkout").y += 10;
-  const moved = expect_.toMatchScreenshot("masked", "the cart", { mask: ["~checkout"], timeout: 500 });
+  const moved = expect_.toMatchScreenshot("masked", "the cart", { mask: ["~checkout"], timeout: 20_000 });
   // The 10 rows it left are uncovered now: a real difference the current mask does not hide.
   await expect(moved).rejects.toMatchObject({ code: "screenshot-mismatch" });
   const both = await expect_.toMatchScreenshot("masked", "the cart", {

@@ -181,7 +181,7 @@ test("without autoHeal a mismatch never asks the model", async () => {
   const device = new FakeDevice(cartScene("#2563eb"));
 
   const error = await failure(
-    api.expect(fakeDriver(device)).toMatchScreenshot("cart-page", "the cart", { timeout: 500 }),
+    api.expect(fakeDriver(device)).toMatchScreenshot("cart-page", "the cart", { timeout: 20_000 }),
   );
 
   expect(error).toBeInstanceOf(ScreenshotMismatchError);

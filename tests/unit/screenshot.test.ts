@@ -266,7 +266,7 @@ describe("no baseline yet", () => {
     const device = new FakeDevice({ background: "#000000", elements: [], statusBar: "#333", navBar: "#111" });
 
     const error = await failure(
-      api.expect(fakeDriver(device)).toMatchScreenshot("cart-page", "the cart", { timeout: 800 }),
+      api.expect(fakeDriver(device)).toMatchScreenshot("cart-page", "the cart", { timeout: 20_000 }),
     );
 
     expect(error).toBeInstanceOf(RejectedError);
@@ -364,7 +364,7 @@ describe("baseline stored", () => {
       expect(await api.expect(driver).toMatchScreenshot("cart-page", "the cart")).toMatchObject({ outcome: "matched" });
     }
     device.scene = cartScene({ checkout: null });
-    const error = await failure(api.expect(driver).toMatchScreenshot("cart-page", "the cart", { timeout: 500 }));
+    const error = await failure(api.expect(driver).toMatchScreenshot("cart-page", "the cart", { timeout: 20_000 }));
     expect(error).toBeInstanceOf(ScreenshotMismatchError);
   });
 
@@ -424,7 +424,7 @@ describe("baseline stored", () => {
 
     const changed = new FakeDevice(cartScene({ item: "#fca5a5" }));
     const error = await failure(
-      api.expect(fakeDriver(changed)).toMatchScreenshot("cart-page", "the cart", { timeout: 600 }),
+      api.expect(fakeDriver(changed)).toMatchScreenshot("cart-page", "the cart", { timeout: 20_000 }),
     );
     expect(error).toBeInstanceOf(ScreenshotMismatchError);
   });
@@ -486,7 +486,7 @@ describe("baseline stored", () => {
     await storeFirst();
     for (const scene of [cartScene({ checkout: "#2563eb", item: "#fde68a" }), cartScene({ checkout: null })]) {
       const error = await failure(
-        api.expect(fakeDriver(new FakeDevice(scene))).toMatchScreenshot("cart-page", "the cart", { timeout: 500 }),
+        api.expect(fakeDriver(new FakeDevice(scene))).toMatchScreenshot("cart-page", "the cart", { timeout: 20_000 }),
       );
       expect(error).toBeInstanceOf(ScreenshotMismatchError);
       expect(error.message).not.toContain("moved");
@@ -515,7 +515,7 @@ describe("baseline stored", () => {
     };
     const run = (scene: FakeScene, options: object) =>
       api.expect(fakeDriver(new FakeDevice(scene))).toMatchScreenshot("cart-page", "the cart", {
-        timeout: 500,
+        timeout: 20_000,
         ...options,
       });
 
@@ -553,7 +553,7 @@ describe("baseline stored", () => {
       }
     }
     const run = async (device: FakeDevice) =>
-      (await api.expect(fakeDriver(device)).toMatchScreenshot("cart-page", "the cart", { timeout: 500 })).diffPixels;
+      (await api.expect(fakeDriver(device)).toMatchScreenshot("cart-page", "the cart", { timeout: 20_000 })).diffPixels;
     const own = await run(new FakeDevice(scene));
     expect(own).toBeGreaterThan(60);
     expect(await run(new ReencodingDevice((png) => sharp(png).png({ adaptiveFiltering: true }).toBuffer()))).toBe(own);
@@ -618,7 +618,7 @@ describe("mode replay", () => {
     const error = await failure(
       api
         .expect(fakeDriver(new FakeDevice(cartScene({ checkout: "#2563eb" }))))
-        .toMatchScreenshot("cart-page", "the cart", { autoHeal: true, timeout: 500 }),
+        .toMatchScreenshot("cart-page", "the cart", { autoHeal: true, timeout: 20_000 }),
     );
     expect(error).toBeInstanceOf(ScreenshotMismatchError);
     expect(error.message).toContain('autoHeal is off in mode "replay"');

@@ -191,7 +191,7 @@ test("a moved element fails the replay without autoHeal, with artifacts", async 
   await api.tap(fakeDriver(device), "the checkout button");
 
   device.scene = cartScene({ y: 420, fill: "#7c3aed" });
-  const error = await api.tap(fakeDriver(device), "the checkout button", { timeout: 600 }).catch((e) => e);
+  const error = await api.tap(fakeDriver(device), "the checkout button", { timeout: 20_000 }).catch((e) => e);
   expect(error).toMatchObject({ code: "replay-mismatch" });
   expect(error.message).toMatch(/never matched the screen/);
   expect(error.message).toMatch(/autoHeal/);
@@ -210,7 +210,7 @@ test("the mismatch message gives the crop's full differing share, not where coun
   await api.tap(fakeDriver(device), "the checkout button");
 
   device.scene = cartScene({ fill: "#7c3aed" });
-  const error = await api.tap(fakeDriver(device), "the checkout button", { timeout: 400 }).catch((e) => e);
+  const error = await api.tap(fakeDriver(device), "the checkout button", { timeout: 20_000 }).catch((e) => e);
   const share = Number(/([\d.]+)% of its pixels differed/.exec(error.message)?.[1]);
   // The purple button fills the crop but for its white mark and the padding: far more than the 1% allowed.
   expect(share).toBeGreaterThan(50);
@@ -228,7 +228,7 @@ test("replays in one session on an unchanged screen tap every time; a changed sc
   expect(device.taps).toHaveLength(4);
 
   device.scene = cartScene({ fill: "#7c3aed" });
-  const error = await api.tap(driver, "the checkout button", { timeout: 400 }).catch((e) => e);
+  const error = await api.tap(driver, "the checkout button", { timeout: 20_000 }).catch((e) => e);
   expect(error).toMatchObject({ code: "replay-mismatch" });
   expect(device.taps).toHaveLength(4);
 });
