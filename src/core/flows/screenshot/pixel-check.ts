@@ -32,6 +32,8 @@ export interface PixelMismatch extends Mismatch {
   diffPixels: number;
   /** The diff image, when the mismatch was counted in full. */
   diffPng?: Buffer;
+  /** On a whole page: how many screens the page taken now was stitched from. */
+  pageScreens?: number;
 }
 
 /** How a screenshot compares with the baseline. */
@@ -201,13 +203,14 @@ function baselineComparison(stored: StoredBaseline, params: ScreenshotParams): s
 }
 
 /** What a mismatch's message says of its count; `counted` is false when counting stopped at the verdict. */
-interface Count {
+export interface Count {
   allowed: number;
   params: ScreenshotParams;
   counted: boolean;
 }
 
-function describeMismatch(result: Comparison, expected: RawImage, { allowed, params, counted }: Count): string {
+/** What a mismatch's message says of its size, or of its count against the allowance. */
+export function describeMismatch(result: Comparison, expected: RawImage, { allowed, params, counted }: Count): string {
   const total = expected.width * expected.height;
   if (result.otherSize)
     return `the screen is now ${result.otherSize}, the baseline ${expected.width}x${expected.height}`;

@@ -1,0 +1,161 @@
+/*
+ * Whole-page baselines (docs/api.md "Whole-page baselines"): the parts of a baseline's
+ * `StoredKind` that differ when `fullPage` is set. A use takes the page (page-capture.ts) and
+ * compares it (page-check.ts); a learn takes it and has the model judge the whole page,
+ * downscaled by the provider to its image limits; mode update stores the page taken, with no
+ * model. The rest (not stored, failing) is the single screen's (baseline-kind.ts).
+ */
+import { InputError, RejectedError, clause } from "../../ground/errors.js";
+import type { Call } from "../../run/call.js";
+import { toAiImage } from "../../run/call.js";
+import type { Done, NewValue, StoredKind } from "../../run/lifecycle.js";
+import type { BaselineRecord } from "../../store/records.js";
+import { baselineFingerprint } from "../../store/rejections.js";
+import type { ScreenshotParams } from "./input.js";
+import { checkVarying, refuseBlank, type BaselinePlace } from "./judge.js";
+import { capturePage, describePage, type CapturedPage } from "./page-capture.js";
+import { comparePage, pageMasks } from "./page-check.js";
+import type { PixelMismatch, ScreenshotDone, StoredBaseline } from "./pixel-check.js";
+import { UPDATE_MODEL } from "./update.js";
+
+type BaselineKind = StoredKind<BaselineRecord, ScreenshotDone, PixelMismatch>;
+
+/** `kind` for a whole page: its use, learn and heal replaced. autoHeal does not apply; mode update does. */
+export function fullPageKind(
+  call: Call,
+  params: ScreenshotParams,
+  place: BaselinePlace,
+  kind: BaselineKind,
+): BaselineKind {
+  const fullPage = params.fullPage!;
+  if (params.autoHeal && call.config.mode === "auto") {
+    call.note("autoHeal does not apply to fullPage baselines: a mismatch fails (or is stored in mode update)");
+  }
+  const take = (until: number) => capturePage(call, fullPage, until);
+  return {
+    ...kind,
+    healing: call.config.mode === "update",
+
+    use: async (stored, until) => {
+      refuseOtherKind(call, params, stored, place);
+      return comparePage(call, stored, await take(until), params);
+    },
+
+    useNow: async (stored) => {
+      refuseOtherKind(call, params, stored, place);
+      const used = await comparePage(call, stored, await take(call.deadline.end), params);
+      return "done" in used ? used.done : null;
+    },
+
+    // What a heal would store: the page now, its system bars left out as a page's are.
+    healsTo: async ({ shot }) =>
+      baselineFingerprint(shot.raw, {
+        screen: { width: shot.raw.width, height: shot.raw.height },
+        insets: call.device.insets,
+      }),
+
+    // The page takes at most half of what is left, keeping the rest for the model.
+    learn: async () => learnPage(call, params, place, await take(call.deadline.after("matchBeforeHeal"))),
+
+    // Only mode update heals a page: the page the failed comparison took becomes the baseline.
+    heal: async (stored, mismatch) => updatePage(call, params, stored, mismatch),
+  };
+}
+
+/**
+ * A single-screen call on a whole-page baseline, or the reverse: a clear error, never a
+ * comparison of a screen with a page.
+ */
+export function refuseOtherKind(
+  call: Call,
+  params: Pick<ScreenshotParams, "name" | "fullPage">,
+  stored: StoredBaseline,
+  { where }: BaselinePlace,
+): void {
+  const storedPage = stored.record.fullPage;
+  if (Boolean(storedPage) === Boolean(params.fullPage)) return;
+  const subject = `toMatchScreenshot "${params.name}" on ${call.deviceSlug}`;
+  throw new InputError(
+    storedPage
+      ? `${subject}: the baseline stored under this name (${where}.json) is a whole page of ${storedPage.screens} ` +
+          `screens (${storedPage.height} px), so a single screen cannot be compared with it. Pass { fullPage: true }, ` +
+          `or give this check another name.`
+      : `${subject}: the baseline stored under this name (${where}.json) is a single screen, so a whole page ` +
+          `cannot be compared with it. Drop fullPage, or give this check another name.`,
+  );
+}
+
+function fullPageField(page: CapturedPage) {
+  return { screens: page.layout.offsets.length, height: page.layout.height };
+}
+
+/** Judge the whole page against the prompt; what to store. */
+async function learnPage(
+  call: Call,
+  params: ScreenshotParams,
+  { key }: BaselinePlace,
+  page: CapturedPage,
+): Promise<NewValue<BaselineRecord, ScreenshotDone>> {
+  const size = { width: page.raw.width, height: page.raw.height };
+  const shot = { png: page.png, raw: page.raw };
+  await refuseBlank(call, shot, pageMasks({ device: call.device, varying: [] }, size.height, params), params);
+  // Other devices' baselines are not sent: a page's references would be pages, and one tall image is enough to read.
+  const answer = await call.ask({
+    kind: "judge",
+    screen: await toAiImage(page.png),
+    prompt: params.prompt,
+    references: [],
+  });
+  if (!answer.accept) {
+    await call.report("screenshot", page.png);
+    throw new RejectedError(
+      `toMatchScreenshot "${params.name}" on ${call.deviceSlug}: the model (${answer.model}) found that the page ` +
+        `(${describePage(page)}) does not show "${params.prompt}": ${clause(answer.reason)}. Nothing was stored. ` +
+        `If the page is right, describe it more precisely in the prompt; otherwise fix the app.`,
+    );
+  }
+  const varying = checkVarying(call, answer.varying ?? [], { model: answer.model, kind: "judge", size });
+  return {
+    fields: {
+      kind: "baseline",
+      name: params.name,
+      device: call.device,
+      prompt: params.prompt,
+      varying,
+      model: answer.model,
+      reason: answer.reason,
+      fullPage: fullPageField(page),
+    },
+    image: page.png,
+    done: {
+      outcome: "stored",
+      result: { diffPixels: 0 },
+      detail: `${key}.json, a whole page of ${describePage(page)}`,
+    },
+  };
+}
+
+/** Mode update: the page of the failed comparison replaces the stored one, no model asked. */
+async function updatePage(
+  call: Call,
+  params: ScreenshotParams,
+  stored: StoredBaseline,
+  mismatch: PixelMismatch,
+): Promise<NewValue<BaselineRecord, ScreenshotDone> | { done: Done<ScreenshotDone> }> {
+  const { shot, text, diffPixels, pageScreens } = mismatch;
+  await refuseBlank(call, shot, pageMasks(stored.record, shot.raw.height, params), params);
+  return {
+    fields: {
+      kind: "baseline",
+      name: params.name,
+      device: call.device,
+      prompt: params.prompt,
+      varying: stored.record.varying,
+      model: UPDATE_MODEL,
+      reason: `mode "update" replaced the page, which differed (${text}); no model was asked`,
+      fullPage: { screens: pageScreens ?? stored.record.fullPage?.screens ?? 1, height: shot.raw.height },
+    },
+    image: shot.png,
+    done: { outcome: "updated", result: { diffPixels }, detail: text },
+  };
+}

@@ -1,0 +1,106 @@
+/*
+ * Taking a whole page (docs/api.md "Whole-page baselines"): swipe back to the top, then look at
+ * the settled screen and swipe down with the scroll tap's swipe (src/core/device/swipe-geometry.ts)
+ * until a swipe moves nothing (the end of the page) or `maxScreens` / `maxHeight` is reached,
+ * and stitch what was seen (src/core/flows/screenshot/stitch.ts).
+ */
+import { DeviceError, InputError } from "../../ground/errors.js";
+import { encodePng } from "../../pixels/images.js";
+import type { Call } from "../../run/call.js";
+import { rewind, sameScreenOutsideBars, settledScreen, swipesText } from "../../run/scrolling.js";
+import type { Shot } from "../../run/stable-screen.js";
+import { scrollRegion, swipeFor } from "../../device/swipe-geometry.js";
+import type { FullPageParams } from "./page-options.js";
+import { stitchScreens, StitchError, type PageLayout, type StitchedPage } from "./stitch.js";
+
+/** A page as taken on this call: the stitched image, its PNG, and how the taking ended. */
+export interface CapturedPage extends StitchedPage {
+  png: Buffer;
+  /** `end`: a swipe moved nothing; `maxScreens` or `maxHeight`: cut there. */
+  ended: "end" | "maxScreens" | "maxHeight";
+}
+
+/** `5 screens, 9120 px, to the end of the page`, for details and notes. */
+export function describePage(page: Pick<CapturedPage, "layout" | "ended">): string {
+  const screens = page.layout.offsets.length;
+  const end =
+    page.ended === "end"
+      ? "to the end of the page"
+      : page.ended === "maxScreens"
+        ? "cut at fullPage.maxScreens"
+        : "cut at fullPage.maxHeight";
+  return `${screens} screen${screens === 1 ? "" : "s"}, ${page.layout.height} px, ${end}`;
+}
+
+/** Take the page from its top: rewind, then screens and swipes down until the end or a limit; stitched. */
+export async function capturePage(call: Call, fullPage: FullPageParams, until: number): Promise<CapturedPage> {
+  const { device } = call;
+  if (fullPage.maxHeight < device.screen.height) {
+    throw new InputError(
+      `fullPage.maxHeight ${fullPage.maxHeight} is less than one ${device.screen.width}x${device.screen.height} ` +
+        `screen; give at least ${device.screen.height}.`,
+    );
+  }
+  const region = scrollRegion(device);
+  if (region.height < 4) {
+    throw new DeviceError(`the ${device.screen.width}x${device.screen.height} screen has no room to swipe in.`);
+  }
+  const swipe = swipeFor(region, "down");
+  const stitchOptions = {
+    top: device.insets.top,
+    bottom: device.screen.height - device.insets.bottom,
+    expectedShift: swipe.from.y - swipe.to.y,
+  };
+  const rewound = await rewind(call, swipe, "down", () => until);
+  if (rewound > 1) call.note(`scrolled to the top of the page with ${swipesText(rewound - 1, "up")}`);
+
+  const shots: Shot[] = [await settledScreen(call, until, fullPage.maxScreens)];
+  let ended: CapturedPage["ended"] = "maxScreens";
+  while (shots.length < fullPage.maxScreens) {
+    await call.swipe(swipe);
+    const next = await settledScreen(call, until, fullPage.maxScreens - shots.length);
+    if (sameScreenOutsideBars(call, shots.at(-1)!, next)) {
+      ended = "end";
+      break;
+    }
+    shots.push(next);
+    // A slow swipe moves the content about its own length: stop before the page would pass maxHeight.
+    if (device.screen.height + shots.length * stitchOptions.expectedShift > fullPage.maxHeight) {
+      ended = "maxHeight";
+      break;
+    }
+  }
+  let page = stitch(shots, stitchOptions);
+  while (page.layout.height > fullPage.maxHeight && shots.length > 1) {
+    shots.pop();
+    ended = "maxHeight";
+    page = stitch(shots, stitchOptions);
+  }
+  return { ...page, png: await encodePng(page.raw), ended };
+}
+
+function stitch(shots: Shot[], options: Parameters<typeof stitchScreens>[1]): StitchedPage {
+  try {
+    return stitchScreens(
+      shots.map((s) => s.raw),
+      options,
+    );
+  } catch (error) {
+    if (!(error instanceof StitchError)) throw error;
+    throw new DeviceError(
+      `the page could not be stitched: ${error.message}. A page that animates, loads content while it scrolls ` +
+        `or scrolls more than one area cannot be taken whole (docs/api.md "Whole-page baselines"); ` +
+        `compare its screens one by one instead.`,
+      { cause: error },
+    );
+  }
+}
+
+/** `screen 3 of 5, y 1840-2100 of the page`: where page rows `y0` to `y1` (inclusive) were first seen. */
+export function pagePosition(layout: PageLayout, y0: number, y1: number, screenOf: (y: number) => number): string {
+  const screens = layout.offsets.length;
+  const first = screenOf(y0);
+  const last = screenOf(y1);
+  const which = first === last ? `screen ${first}` : `screens ${first}-${last}`;
+  return `${which} of ${screens}, y ${y0}-${y1} of the page`;
+}
