@@ -10,10 +10,9 @@ import { systemBarMasks } from "../../pixels/masks.js";
 import type { Call } from "../../run/call.js";
 import type { Use } from "../../run/lifecycle.js";
 import type { BaselineRecord } from "../../store/records.js";
-import { allowedDiffPixels, type ScreenshotParams } from "./input.js";
+import { allowedDiffPixels, describeAllowance, type ScreenshotParams } from "./input.js";
 import { pagePosition, describePage, type CapturedPage } from "./page-capture.js";
 import {
-  describeMismatch,
   matchedDone,
   type Baseline,
   type PixelMismatch,
@@ -41,19 +40,24 @@ export function pageMasks(
   ];
 }
 
-/** How many pixels of a stored page may differ under the call's allowance. */
-export function allowedForPage(stored: StoredBaseline, params: ScreenshotParams): number {
-  return allowedDiffPixels(stored.record.device.screen.width * (stored.record.fullPage?.height ?? 0), params);
+/** How many pixels of each screen of a page may differ: the allowance of one screen. */
+export function allowedPerScreen(stored: StoredBaseline, params: ScreenshotParams): number {
+  const { width, height } = stored.record.device.screen;
+  return allowedDiffPixels(width * height, params);
 }
 
-/** Compare `page` with the stored page: done when it matches, else a mismatch naming where it differs. */
+/**
+ * Compare `page` with the stored page, screen by screen: each screen's rows (those it showed
+ * first; the header goes with the first, the footer with the last) may differ by one screen's
+ * allowance. Done when every screen passes, else a mismatch naming where the failing ones differ.
+ */
 export async function comparePage(
   call: Call,
   stored: StoredBaseline,
   page: CapturedPage,
   params: ScreenshotParams,
 ): Promise<Use<ScreenshotDone, PixelMismatch>> {
-  const allowed = allowedForPage(stored, params);
+  const allowed = allowedPerScreen(stored, params);
   if (page.png.equals(stored.image)) return { done: matchedDone(0, allowed) };
   const raw = await decode(stored.image);
   const baseline: Baseline = {
@@ -65,61 +69,91 @@ export async function comparePage(
   const shot = { png: page.png, raw: page.raw };
   const storedScreens = stored.record.fullPage?.screens ?? 1;
   const pageScreens = page.layout.offsets.length;
+  const settled = { healable: true, ended: "settled" as const, baseline, shot, pageScreens };
   if (raw.height !== page.raw.height) {
     const text =
       `the page is now ${describePage(page)}; the baseline ${raw.height} px from ${storedScreens} screen` +
       `${storedScreens === 1 ? "" : "s"}` +
       firstDifference(baseline, page.raw, page.layout);
-    const diffPixels = raw.width * raw.height;
-    return { mismatch: { text, healable: true, ended: "settled", baseline, shot, diffPixels, pageScreens } };
+    return { mismatch: { ...settled, text, diffPixels: raw.width * raw.height } };
   }
-  const counted = await compare(raw, page.raw, {
-    threshold: params.threshold,
-    masks: baseline.masks,
-    diff: true,
-    signal: call.deadline.signal,
-  });
-  if (counted.diffPixels <= allowed) return { done: matchedDone(counted.diffPixels, allowed) };
-  const places = await differingPlaces(baseline, page.raw, page.layout);
-  const where = places.length ? `${places.join("; ")}: ` : "";
-  const text = where + describeMismatch(counted, raw, { allowed, params, counted: true });
-  const { diffPixels, diffPng } = counted;
-  return {
-    mismatch: {
-      ...{ text, healable: true, ended: "settled" as const, baseline, shot, diffPixels, pageScreens },
-      ...(diffPng ? { diffPng } : {}),
-    },
-  };
+  const slices = screenSlices(page.layout);
+  const counts: number[] = [];
+  for (const [y0, y1] of slices) counts.push(await countRows(baseline, page.raw, y0, y1));
+  const diffPixels = counts.reduce((a, b) => a + b, 0);
+  const failing = slices.filter((_, k) => counts[k]! > allowed);
+  if (!failing.length) return { done: matchedDone(diffPixels, allowed) };
+  const named: string[] = [];
+  for (const [y0, y1] of failing.slice(0, MOST_PLACES)) {
+    const rows = (await differingRows(baseline, page.raw, y0, y1)) ?? [y0, y1 - 1];
+    const count = counts[slices.findIndex((s) => s[0] === y0)]!;
+    named.push(
+      `${pagePosition(page.layout, rows[0], rows[1], (y) => screenOfRow(page.layout, y))}: ${count} pixels differ`,
+    );
+  }
+  if (failing.length > MOST_PLACES) named.push(`and ${failing.length - MOST_PLACES} more screens`);
+  const text =
+    `${named.join("; ")} from the baseline, allowed ${describeAllowance(allowed, params)} per screen ` +
+    `(${diffPixels} on the whole page)`;
+  const drawn = await call.whileTimeLeft("drawing the page's diff", () =>
+    compare(raw, page.raw, {
+      threshold: params.threshold,
+      masks: baseline.masks,
+      diff: true,
+      signal: call.deadline.signal,
+    }),
+  );
+  return { mismatch: { ...settled, text, diffPixels, ...(drawn?.diffPng ? { diffPng: drawn.diffPng } : {}) } };
+}
+
+/** Each screen's rows of the page, `[y0, y1)`: the rows it showed first, the header with the first, the footer with the last. */
+export function screenSlices(layout: PageLayout): [number, number][] {
+  const { head, band, offsets, height } = layout;
+  return offsets.map((_, k) => [
+    k === 0 ? 0 : head + band + offsets[k - 1]!,
+    k === offsets.length - 1 ? height : head + band + offsets[k]!,
+  ]);
+}
+
+/** The first and last rows of `[y0, y1)` in strips of {@link STRIP_ROWS} with a differing pixel; `undefined` for none. */
+async function differingRows(
+  baseline: Baseline,
+  now: RawImage,
+  y0: number,
+  y1: number,
+): Promise<[number, number] | undefined> {
+  let found: [number, number] | undefined;
+  for (let y = y0; y < y1; y += STRIP_ROWS) {
+    const end = Math.min(y1, y + STRIP_ROWS);
+    if (!(await countRows(baseline, now, y, end, 0))) continue;
+    found = found ? [found[0], end - 1] : [y, end - 1];
+  }
+  return found;
 }
 
 /**
- * Where on the page pixels differ, as page positions: strips of {@link STRIP_ROWS} rows with a
- * differing pixel, joined while they touch; at most {@link MOST_PLACES}.
+ * Pixels of rows `[y0, y1)` that differ outside the masks, by pixelmatch's count (anti-aliasing
+ * read within the rows); with `stopAbove`, counting stops once more differ.
  */
-async function differingPlaces(baseline: Baseline, now: RawImage, layout: PageLayout): Promise<string[]> {
-  const ranges: [number, number][] = [];
-  for (let y = 0; y < now.height && ranges.length <= MOST_PLACES; y += STRIP_ROWS) {
-    const y1 = Math.min(now.height, y + STRIP_ROWS);
-    if (!(await stripDiffers(baseline, now, y, y1))) continue;
-    const last = ranges.at(-1);
-    if (last && last[1] === y - 1) last[1] = y1 - 1;
-    else ranges.push([y, y1 - 1]);
-  }
-  const named = ranges.slice(0, MOST_PLACES).map(([a, b]) => pagePosition(layout, a, b, (y) => screenOfRow(layout, y)));
-  if (ranges.length > MOST_PLACES) named.push("and further down");
-  return named;
-}
-
-/** Whether rows `[y0, y1)` have a pixel that differs outside the masks, by pixelmatch's count. */
-async function stripDiffers(baseline: Baseline, now: RawImage, y0: number, y1: number): Promise<boolean> {
+async function countRows(
+  baseline: Baseline,
+  now: RawImage,
+  y0: number,
+  y1: number,
+  stopAbove?: number,
+): Promise<number> {
   const stride = now.width * 4;
   const a = baseline.raw.data.subarray(y0 * stride, y1 * stride);
   const b = now.data.subarray(y0 * stride, y1 * stride);
-  if (a.equals(b)) return false;
-  const strip = (data: Buffer): RawImage => ({ data, width: now.width, height: y1 - y0 });
+  if (a.equals(b)) return 0;
+  const rows = (data: Buffer): RawImage => ({ data, width: now.width, height: y1 - y0 });
   const masks = baseline.masks.map((m) => ({ ...m, y: m.y - y0 }));
-  const { diffPixels } = await compare(strip(a), strip(b), { threshold: baseline.threshold, masks, stopAbove: 0 });
-  return diffPixels > 0;
+  const { diffPixels } = await compare(rows(a), rows(b), {
+    threshold: baseline.threshold,
+    masks,
+    ...(stopAbove === undefined ? {} : { stopAbove }),
+  });
+  return diffPixels;
 }
 
 /** "; the first difference is at screen 2 of 4, y 900 of the page" for pages of another height, or nothing. */

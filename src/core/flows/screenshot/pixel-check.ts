@@ -203,14 +203,13 @@ function baselineComparison(stored: StoredBaseline, params: ScreenshotParams): s
 }
 
 /** What a mismatch's message says of its count; `counted` is false when counting stopped at the verdict. */
-export interface Count {
+interface Count {
   allowed: number;
   params: ScreenshotParams;
   counted: boolean;
 }
 
-/** What a mismatch's message says of its size, or of its count against the allowance. */
-export function describeMismatch(result: Comparison, expected: RawImage, { allowed, params, counted }: Count): string {
+function describeMismatch(result: Comparison, expected: RawImage, { allowed, params, counted }: Count): string {
   const total = expected.width * expected.height;
   if (result.otherSize)
     return `the screen is now ${result.otherSize}, the baseline ${expected.width}x${expected.height}`;
