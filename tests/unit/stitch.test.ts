@@ -46,12 +46,22 @@ function rowsOf(raw: RawImage, y0: number, y1: number): Buffer {
   return raw.data.subarray(y0 * raw.width * 4, y1 * raw.width * 4);
 }
 
-/** The screen a phone shows with the list scrolled by `offset`: bars and header/footer fixed, the body moved. */
-function screenAt(parts: Parts, offset: number): RawImage {
+/**
+ * The screen a phone shows with the list scrolled by `offset`: bars and header/footer fixed, the
+ * body moved. With `blendedEdge`, the band's last row is half footer, as where a list ends at a
+ * fractional pixel (a 2.625 device pixel ratio).
+ */
+function screenAt(parts: Parts, offset: number, { blendedEdge = false } = {}): RawImage {
+  const band = Buffer.from(rowsOf(parts.body, offset, offset + BAND));
+  if (blendedEdge) {
+    const stride = WIDTH * 4;
+    const footer = rowsOf(parts.footer, 0, 1);
+    for (let i = 0; i < stride; i++) band[(BAND - 1) * stride + i] = (band[(BAND - 1) * stride + i]! + footer[i]!) >> 1;
+  }
   const data = Buffer.concat([
     rowsOf(parts.status, 0, STATUS),
     rowsOf(parts.header, 0, HEADER),
-    rowsOf(parts.body, offset, offset + BAND),
+    band,
     rowsOf(parts.footer, 0, FOOTER),
     rowsOf(parts.nav, 0, NAV),
   ]);
@@ -120,6 +130,26 @@ test("uneven swipes (touch slop, a short last swipe) are found row for row", asy
     .png()
     .toBuffer();
   expect((await decode(png)).data.equals(page.raw.data)).toBe(true);
+});
+
+test("a band edge blended with the footer is not stitched into the middle of the page", async () => {
+  const offsets = [0, 288, 576, 864];
+  const page = stitchScreens(
+    offsets.map((o) => screenAt(parts, o, { blendedEdge: true })),
+    options,
+  );
+  expect(page.layout.offsets).toEqual(offsets);
+  const end = 864 + BAND;
+  // Every body row is the list's own, but for the last, which sits on the footer as on the last screen.
+  expect(rowsOf(page.raw, STATUS + HEADER, STATUS + HEADER + end - 1).equals(rowsOf(parts.body, 0, end - 1))).toBe(
+    true,
+  );
+  const last = screenAt(parts, 864, { blendedEdge: true });
+  expect(
+    rowsOf(page.raw, STATUS + HEADER + end - 1, STATUS + HEADER + end).equals(
+      rowsOf(last, SCREEN - FOOTER - NAV - 1, SCREEN - FOOTER - NAV),
+    ),
+  ).toBe(true);
 });
 
 test("one screen is the page as it is", async () => {

@@ -10,6 +10,8 @@ import type { RawImage } from "../../pixels/images.js";
 
 /** Share of overlapping rows that must be equal for an offset to be taken. */
 export const MIN_ROW_MATCH = 0.98;
+/** Rows a screen redraws above its new ones, over the previous screen's band edge. */
+const SEAM_ROWS = 2;
 /** Share of the scrolling band that two screens must overlap by: a swipe moves half of it. */
 const MIN_OVERLAP_SHARE = 0.2;
 
@@ -86,10 +88,12 @@ export function stitchScreens(screens: RawImage[], options: StitchOptions): Stit
   const copyRows = (from: RawImage, y0: number, y1: number, at: number) =>
     from.data.copy(data, at * stride, y0 * stride, y1 * stride);
   // The first screen down to its band's end, then each screen's new rows, then the last screen's footer.
+  // Each screen also redraws the last SEAM_ROWS rows before its new ones, which it shows inside its band:
+  // the band's edge row of the screen before may blend with the footer (an edge at a fractional pixel).
   copyRows(first, 0, head + band, 0);
   for (let k = 1; k < screens.length; k++) {
-    const shift = offsets[k]! - offsets[k - 1]!;
-    copyRows(screens[k]!, head + band - shift, head + band, head + band + offsets[k - 1]!);
+    const from = Math.max(0, band - (offsets[k]! - offsets[k - 1]!) - SEAM_ROWS);
+    copyRows(screens[k]!, head + from, head + band, head + offsets[k]! + from);
   }
   copyRows(screens.at(-1)!, head + band, height, pageHeight - foot);
   return {
