@@ -76,6 +76,7 @@ export async function capturePage(call: Call, fullPage: FullPageParams, until: n
     ended = "maxHeight";
     page = stitch(shots, stitchOptions);
   }
+  if (ended !== "end") call.note(`the page was ${describePage({ layout: page.layout, ended })}`);
   return { ...page, png: await encodePng(page.raw), ended };
 }
 
