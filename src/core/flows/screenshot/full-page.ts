@@ -10,7 +10,6 @@ import type { Call } from "../../run/call.js";
 import { toAiImage } from "../../run/call.js";
 import type { Done, NewValue, StoredKind } from "../../run/lifecycle.js";
 import type { BaselineRecord } from "../../store/records.js";
-import { baselineFingerprint } from "../../store/rejections.js";
 import type { ScreenshotParams } from "./input.js";
 import { checkVarying, refuseBlank, type BaselinePlace } from "./judge.js";
 import { capturePage, describePage, type CapturedPage } from "./page-capture.js";
@@ -46,13 +45,6 @@ export function fullPageKind(
       const used = await comparePage(call, stored, await take(call.deadline.end), params);
       return "done" in used ? used.done : null;
     },
-
-    // What a heal would store: the page now, its system bars left out as a page's are.
-    healsTo: async ({ shot }) =>
-      baselineFingerprint(shot.raw, {
-        screen: { width: shot.raw.width, height: shot.raw.height },
-        insets: call.device.insets,
-      }),
 
     // The page takes at most half of what is left, keeping the rest for the model.
     learn: async () => learnPage(call, params, place, await take(call.deadline.after("matchBeforeHeal"))),
