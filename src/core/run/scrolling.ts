@@ -17,7 +17,7 @@ const MOST_REWIND_SWIPES = 30;
  * hundred ms; a screen with continuous animation (a spinner, a video) never does, and its
  * screenshot is then looked at as it is, as a plain tap's replay looks at every screenshot.
  */
-const SETTLE_MAX_MS = 3_000;
+export const SETTLE_MAX_MS = 3_000;
 
 /** `3 swipes down`, for details and messages. */
 export function swipesText(swipes: number, direction: string): string {

@@ -8,14 +8,14 @@
 import { InputError, RejectedError, clause } from "../../ground/errors.js";
 import type { Call } from "../../run/call.js";
 import { toAiImage } from "../../run/call.js";
-import type { Done, NewValue, StoredKind } from "../../run/lifecycle.js";
+import type { NewValue, StoredKind } from "../../run/lifecycle.js";
 import type { BaselineRecord } from "../../store/records.js";
 import type { ScreenshotParams } from "./input.js";
 import { checkVarying, refuseBlank, type BaselinePlace } from "./judge.js";
 import { capturePage, describePage, type CapturedPage } from "./page-capture.js";
 import { comparePage, pageMasks } from "./page-check.js";
 import type { PixelMismatch, ScreenshotDone, StoredBaseline } from "./pixel-check.js";
-import { UPDATE_MODEL } from "./update.js";
+import { updateBaseline } from "./update.js";
 
 type BaselineKind = StoredKind<BaselineRecord, ScreenshotDone, PixelMismatch>;
 
@@ -30,7 +30,7 @@ export function fullPageKind(
   if (params.autoHeal && call.config.mode === "auto") {
     call.note("autoHeal does not apply to fullPage baselines: a mismatch fails (or is stored in mode update)");
   }
-  const take = (until: number) => capturePage(call, fullPage, until);
+  const take = (until: number) => capturePage(call, { fullPage, settle: params.settle, until });
   return {
     ...kind,
     healing: call.config.mode === "update",
@@ -127,27 +127,17 @@ async function learnPage(
   };
 }
 
-/** Mode update: the page of the failed comparison replaces the stored one, no model asked. */
+/**
+ * Mode update: the page of the failed comparison replaces the stored one, no model asked, as a
+ * single screen is updated (a page with a screen still changing is not stored).
+ */
 async function updatePage(
   call: Call,
   params: ScreenshotParams,
   stored: StoredBaseline,
   mismatch: PixelMismatch,
-): Promise<NewValue<BaselineRecord, ScreenshotDone> | { done: Done<ScreenshotDone> }> {
-  const { shot, text, diffPixels, pageScreens } = mismatch;
-  await refuseBlank(call, shot, pageMasks(stored.record, shot.raw.height, params), params);
-  return {
-    fields: {
-      kind: "baseline",
-      name: params.name,
-      device: call.device,
-      prompt: params.prompt,
-      varying: stored.record.varying,
-      model: UPDATE_MODEL,
-      reason: `mode "update" replaced the page, which differed (${text}); no model was asked`,
-      fullPage: { screens: pageScreens ?? stored.record.fullPage?.screens ?? 1, height: shot.raw.height },
-    },
-    image: shot.png,
-    done: { outcome: "updated", result: { diffPixels }, detail: text },
-  };
+): Promise<NewValue<BaselineRecord, ScreenshotDone>> {
+  const updated = await updateBaseline(call, { stored, mismatch, params });
+  const screens = mismatch.pageScreens ?? stored.record.fullPage?.screens ?? 1;
+  return { ...updated, fields: { ...updated.fields, fullPage: { screens, height: mismatch.shot.raw.height } } };
 }

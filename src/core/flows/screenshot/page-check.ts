@@ -69,13 +69,14 @@ export async function comparePage(
   const shot = { png: page.png, raw: page.raw };
   const storedScreens = stored.record.fullPage?.screens ?? 1;
   const pageScreens = page.layout.offsets.length;
-  const settled = { healable: true, ended: "settled" as const, baseline, shot, pageScreens };
+  const ended = page.settled ? ("settled" as const) : ("deadline" as const);
+  const common = { healable: true, ended, baseline, shot, pageScreens };
   if (raw.height !== page.raw.height) {
     const text =
       `the page is now ${describePage(page)}; the baseline ${raw.height} px from ${storedScreens} screen` +
       `${storedScreens === 1 ? "" : "s"}` +
       firstDifference(baseline, page.raw, page.layout);
-    return { mismatch: { ...settled, text, diffPixels: raw.width * raw.height } };
+    return { mismatch: { ...common, text, diffPixels: raw.width * raw.height } };
   }
   const slices = screenSlices(page.layout);
   const counts: number[] = [];
@@ -103,7 +104,7 @@ export async function comparePage(
       signal: call.deadline.signal,
     }),
   );
-  return { mismatch: { ...settled, text, diffPixels, ...(drawn?.diffPng ? { diffPng: drawn.diffPng } : {}) } };
+  return { mismatch: { ...common, text, diffPixels, ...(drawn?.diffPng ? { diffPng: drawn.diffPng } : {}) } };
 }
 
 /** Each screen's rows of the page, `[y0, y1)`: the rows it showed first, the header with the first, the footer with the last. */
