@@ -5,7 +5,13 @@
  */
 import sharp from "sharp";
 import { decode, type RawImage } from "../../src/core/pixels/images.js";
-import { screenOfRow, stitchScreens, StitchError } from "../../src/core/flows/screenshot/stitch.js";
+import {
+  pagePosition,
+  screenOfRow,
+  screenSlices,
+  stitchScreens,
+  StitchError,
+} from "../../src/core/flows/screenshot/stitch.js";
 
 const WIDTH = 360;
 const STATUS = 24;
@@ -170,4 +176,17 @@ test("screens that do not overlap are refused, naming the two", async () => {
   })();
   expect(error).toBeInstanceOf(StitchError);
   expect((error as Error).message).toMatch(/^screen 2 does not continue screen 1/);
+});
+
+test("each screen's rows of the page and their position: the header with the first, the footer with the last", () => {
+  const layout = { head: 80, foot: 64, band: 576, offsets: [0, 288, 576, 600], height: 80 + 576 + 600 + 64 };
+  expect(screenSlices(layout)).toEqual([
+    [0, 656],
+    [656, 944],
+    [944, 1232],
+    [1232, 1320],
+  ]);
+  expect(pagePosition(layout, 960, 1010)).toBe("screen 3 of 4, y 960-1010 of the page");
+  expect(pagePosition(layout, 900, 1300)).toBe("screens 2-4 of 4, y 900-1300 of the page");
+  expect(pagePosition(layout, 0, 40)).toBe("screen 1 of 4, y 0-40 of the page");
 });

@@ -13,7 +13,7 @@ import type { SettleRule } from "../../run/settle.js";
 import { pollForMatch, type Shot } from "../../run/stable-screen.js";
 import { scrollRegion, swipeFor } from "../../device/swipe-geometry.js";
 import type { FullPageParams } from "./page-options.js";
-import { stitchScreens, StitchError, type PageLayout, type StitchedPage } from "./stitch.js";
+import { stitchScreens, StitchError, type StitchedPage } from "./stitch.js";
 
 /** A page as taken on this call: the stitched image, its PNG, and how the taking ended. */
 export interface CapturedPage extends StitchedPage {
@@ -133,13 +133,4 @@ function stitch(shots: Shot[], options: Parameters<typeof stitchScreens>[1]): St
       { cause: error },
     );
   }
-}
-
-/** `screen 3 of 5, y 1840-2100 of the page`: where page rows `y0` to `y1` (inclusive) were first seen. */
-export function pagePosition(layout: PageLayout, y0: number, y1: number, screenOf: (y: number) => number): string {
-  const screens = layout.offsets.length;
-  const first = screenOf(y0);
-  const last = screenOf(y1);
-  const which = first === last ? `screen ${first}` : `screens ${first}-${last}`;
-  return `${which} of ${screens}, y ${y0}-${y1} of the page`;
 }

@@ -11,7 +11,7 @@ import type { Call } from "../../run/call.js";
 import type { Use } from "../../run/lifecycle.js";
 import type { BaselineRecord } from "../../store/records.js";
 import { allowedDiffPixels, describeAllowance, type ScreenshotParams } from "./input.js";
-import { pagePosition, describePage, type CapturedPage } from "./page-capture.js";
+import { describePage, type CapturedPage } from "./page-capture.js";
 import {
   matchedDone,
   type Baseline,
@@ -19,7 +19,7 @@ import {
   type ScreenshotDone,
   type StoredBaseline,
 } from "./pixel-check.js";
-import { screenOfRow, type PageLayout } from "./stitch.js";
+import { pagePosition, screenOfRow, screenSlices, type PageLayout } from "./stitch.js";
 
 /** Rows per strip when looking for where on the page pixels differ. */
 const STRIP_ROWS = 16;
@@ -88,9 +88,7 @@ export async function comparePage(
   for (const [y0, y1] of failing.slice(0, MOST_PLACES)) {
     const rows = (await differingRows(baseline, page.raw, y0, y1)) ?? [y0, y1 - 1];
     const count = counts[slices.findIndex((s) => s[0] === y0)]!;
-    named.push(
-      `${pagePosition(page.layout, rows[0], rows[1], (y) => screenOfRow(page.layout, y))}: ${count} pixels differ`,
-    );
+    named.push(`${pagePosition(page.layout, rows[0], rows[1])}: ${count} pixels differ`);
   }
   if (failing.length > MOST_PLACES) named.push(`and ${failing.length - MOST_PLACES} more screens`);
   const text =
@@ -105,15 +103,6 @@ export async function comparePage(
     }),
   );
   return { mismatch: { ...common, text, diffPixels, ...(drawn?.diffPng ? { diffPng: drawn.diffPng } : {}) } };
-}
-
-/** Each screen's rows of the page, `[y0, y1)`: the rows it showed first, the header with the first, the footer with the last. */
-export function screenSlices(layout: PageLayout): [number, number][] {
-  const { head, band, offsets, height } = layout;
-  return offsets.map((_, k) => [
-    k === 0 ? 0 : head + band + offsets[k - 1]!,
-    k === offsets.length - 1 ? height : head + band + offsets[k]!,
-  ]);
 }
 
 /** The first and last rows of `[y0, y1)` in strips of {@link STRIP_ROWS} with a differing pixel; `undefined` for none. */

@@ -171,3 +171,20 @@ export function screenOfRow(layout: PageLayout, y: number): number {
   for (let k = 0; k < offsets.length; k++) if (y < head + band + offsets[k]!) return k + 1;
   return offsets.length;
 }
+
+/** `screen 3 of 5, y 1840-2100 of the page`: where page rows `y0` to `y1` (inclusive) were first seen. */
+export function pagePosition(layout: PageLayout, y0: number, y1: number): string {
+  const first = screenOfRow(layout, y0);
+  const last = screenOfRow(layout, y1);
+  const which = first === last ? `screen ${first}` : `screens ${first}-${last}`;
+  return `${which} of ${layout.offsets.length}, y ${y0}-${y1} of the page`;
+}
+
+/** Each screen's rows of the page, `[y0, y1)`: those it showed first, the header with the first, the footer with the last. */
+export function screenSlices(layout: PageLayout): [number, number][] {
+  const { head, band, offsets, height } = layout;
+  return offsets.map((_, k) => [
+    k === 0 ? 0 : head + band + offsets[k - 1]!,
+    k === offsets.length - 1 ? height : head + band + offsets[k]!,
+  ]);
+}
