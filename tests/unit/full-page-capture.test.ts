@@ -56,8 +56,13 @@ class ScrollingPage {
       height: HEIGHT,
     };
   }
+  /** Set to redraw the list on every swipe, as content that loads or animates while it scrolls. */
+  changesOnSwipe = false;
   swipe({ from, to }: Swipe) {
     this.swipes++;
+    if (this.changesOnSwipe) {
+      for (let i = 0; i < this.body.data.length; i += 4) this.body.data[i] = 255 - this.body.data[i]!;
+    }
     this.offset = Math.max(0, Math.min(this.maxOffset, this.offset + (from.y - to.y)));
   }
 }
@@ -191,4 +196,34 @@ test("maxHeight below one screen is refused before anything is swiped", async ()
     ai.expect({}).toMatchScreenshot("short", "the list", { fullPage: { maxHeight: HEIGHT - 1 } }),
   ).rejects.toThrow(/fullPage.maxHeight 399 is less than one 120x400 screen; give at least 400/);
   expect(page.swipes).toBe(0);
+});
+
+test("content that changes while it scrolls cannot be stitched: a device error naming the screens, nothing stored", async () => {
+  const page = await scrollingPage(40);
+  page.changesOnSwipe = true;
+  configure("auto");
+  const ai = createPlatformApi(scrollingAdapter(page));
+  const error = await ai
+    .expect({})
+    .toMatchScreenshot("moving", "the list", { fullPage: true })
+    .catch((e: unknown) => e);
+  expect(error).toMatchObject({ code: "device" });
+  expect((error as Error).message).toMatch(
+    /the page could not be stitched: screen 2 does not continue screen 1: .*Whole-page baselines/,
+  );
+  expect(channel.count()).toBe(0);
+  await expect(fs.readdir(path.join(storageDir, "_ai_", "screenshots", "android", "moving"))).rejects.toThrow();
+});
+
+test("a whole-page check on a single screen's name is a clear error, not a mismatch", async () => {
+  const page = await scrollingPage(40);
+  configure("auto");
+  const ai = createPlatformApi(scrollingAdapter(page));
+  expect(await ai.expect({}).toMatchScreenshot("screen", "the list")).toMatchObject({ outcome: "stored" });
+  const error = await ai
+    .expect({})
+    .toMatchScreenshot("screen", "the list", { fullPage: true })
+    .catch((e: unknown) => e);
+  expect(error).toMatchObject({ code: "input" });
+  expect((error as Error).message).toMatch(/is a single screen, so a whole page cannot be compared with it/);
 });
