@@ -128,7 +128,7 @@ afterEach(async () => {
   await fs.rm(storageDir, { recursive: true, force: true });
 });
 
-function configure(mode: "auto" | "replay") {
+function configure(mode: "auto" | "replay" | "update") {
   configureAi({ channel, storageDir, mode, log: (e) => logs.push(e), resultsDir: false });
 }
 
@@ -226,4 +226,39 @@ test("a whole-page check on a single screen's name is a clear error, not a misma
     .catch((e: unknown) => e);
   expect(error).toMatchObject({ code: "input" });
   expect((error as Error).message).toMatch(/is a single screen, so a whole page cannot be compared with it/);
+});
+
+test("mode update stores a changed page in place, a whole page still, pending review, with no model call", async () => {
+  const page = await scrollingPage(40);
+  configure("auto");
+  const ai = createPlatformApi(scrollingAdapter(page));
+  await ai.expect({}).toMatchScreenshot("orders", "the list", { fullPage: true });
+  const before = await storedPage("orders");
+  // 90 pixels of one row on the third screen change colour: list row 600, page row 642.
+  const stride = WIDTH * 4;
+  page.body.data.fill(0, 600 * stride + 40, 600 * stride + 400);
+
+  configure("replay");
+  const failed = await ai
+    .expect({})
+    .toMatchScreenshot("orders", "the list", { fullPage: true, maxDiffPixels: 10 })
+    .catch((e: unknown) => e);
+  expect(failed).toMatchObject({ code: "screenshot-mismatch" });
+  const [, y0, y1] = /screen 3 of 4, y (\d+)-(\d+) of the page: 90 pixels differ/
+    .exec((failed as Error).message)!
+    .map(Number);
+  expect(y0).toBeLessThanOrEqual(STATUS + APP_BAR + 600);
+  expect(y1).toBeGreaterThanOrEqual(STATUS + APP_BAR + 600);
+  expect(y1! - y0!).toBeLessThan(16);
+
+  configure("update");
+  const updated = await ai.expect({}).toMatchScreenshot("orders", "the list", { fullPage: true, maxDiffPixels: 10 });
+  expect(updated).toMatchObject({ outcome: "updated", aiCalls: 0, diffPixels: 90 });
+  const after = await storedPage("orders");
+  expect(after.record.fullPage).toEqual(before.record.fullPage);
+  expect(after.image.data.equals(page.whole().data)).toBe(true);
+  expect(after.record).toMatchObject({ model: "tapshot mode update (no model)", review: { state: "pending" } });
+  expect(after.record.previous?.imageSha256).toBe(before.record.imageSha256);
+  expect(channel.count("judge")).toBe(1);
+  expect(channel.count()).toBe(1);
 });
