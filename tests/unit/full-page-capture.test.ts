@@ -262,3 +262,49 @@ test("mode update stores a changed page in place, a whole page still, pending re
   expect(channel.count("judge")).toBe(1);
   expect(channel.count()).toBe(1);
 });
+
+test("autoHeal: the model compares the pages; a restyle becomes the baseline, a real change fails and keeps it", async () => {
+  const page = await scrollingPage(40);
+  configure("auto");
+  const ai = createPlatformApi(scrollingAdapter(page));
+  await ai.expect({}).toMatchScreenshot("healed", "the list", { fullPage: true });
+  const before = await storedPage("healed");
+  const stride = WIDTH * 4;
+  page.body.data.fill(0, 600 * stride + 40, 600 * stride + 400);
+
+  let realChange = true;
+  channel.script.compare = (request) => {
+    // The model sees both whole pages and their diff.
+    expect([request.screen.height, request.baseline.height, request.diff.height]).toEqual([
+      before.image.height,
+      before.image.height,
+      before.image.height,
+    ]);
+    return {
+      realChange,
+      reason: realChange ? "scripted: a row went black" : "scripted: restyled",
+      model: SCRIPTED_MODEL,
+    };
+  };
+  const rejected = await ai
+    .expect({})
+    .toMatchScreenshot("healed", "the list", { fullPage: true, maxDiffPixels: 10, autoHeal: true })
+    .catch((e: unknown) => e);
+  expect(rejected).toMatchObject({ code: "rejected" });
+  expect((rejected as Error).message).toMatch(/screen 3 of 4, .*found it a real change: scripted: a row went black/);
+  expect((await storedPage("healed")).record.imageSha256).toBe(before.record.imageSha256);
+
+  realChange = false;
+  const healed = await ai
+    .expect({})
+    .toMatchScreenshot("healed", "the list", { fullPage: true, maxDiffPixels: 10, autoHeal: true });
+  expect(healed).toMatchObject({ outcome: "healed", aiCalls: 1, diffPixels: 90 });
+  const after = await storedPage("healed");
+  expect(after.image.data.equals(page.whole().data)).toBe(true);
+  expect(after.record).toMatchObject({
+    fullPage: before.record.fullPage,
+    model: SCRIPTED_MODEL,
+    review: { state: "pending" },
+  });
+  expect(channel.count("compare")).toBe(2);
+});

@@ -112,7 +112,7 @@ export interface ScreenshotOptions {
    * Compare the whole page, not only the screen (docs/api.md "Whole-page baselines"): scroll the
    * screen's content from the top with the scroll tap's swipes, stitch the screens into one tall
    * baseline (rows that do not move, a sticky header or footer, kept once) and compare page by page.
-   * `true` looks at up to 10 screens and 20000 px. Masks are then boxes in page pixels only; autoHeal does not apply.
+   * `true` looks at up to 10 screens and 20000 px. Masks are then boxes in page pixels only.
    */
   fullPage?: boolean | FullPageOptions;
 }

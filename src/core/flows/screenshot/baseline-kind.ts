@@ -93,7 +93,8 @@ function baselineKind(
           (params.autoHeal && call.config.mode === "replay"
             ? `autoHeal is off in mode "replay". `
             : params.fullPage
-              ? `If the change is intended, rerun with TAPSHOT_MODE=update (the page taken then becomes the baseline). `
+              ? `If the change is intended, rerun with TAPSHOT_MODE=update (the page taken then becomes the baseline), ` +
+                `or run with { autoHeal: true } to let the model confirm it. `
               : `If the change is intended, accept it with \`npx tapshot accept --failed\` (the screenshot this run kept ` +
                 `becomes the baseline), rerun with TAPSHOT_MODE=update, or run with { autoHeal: true } to let the model ` +
                 `confirm it. `) +

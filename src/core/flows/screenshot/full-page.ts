@@ -5,7 +5,7 @@
  * downscaled by the provider to its image limits; mode update stores the page taken, with no
  * model. The rest (not stored, failing) is the single screen's (baseline-kind.ts).
  */
-import { InputError, RejectedError, clause } from "../../ground/errors.js";
+import { InputError, RejectedError, ScreenshotMismatchError, clause } from "../../ground/errors.js";
 import type { Call } from "../../run/call.js";
 import { toAiImage } from "../../run/call.js";
 import type { NewValue, StoredKind } from "../../run/lifecycle.js";
@@ -14,12 +14,12 @@ import type { ScreenshotParams } from "./input.js";
 import { checkVarying, refuseBlank, type BaselinePlace } from "./judge.js";
 import { capturePage, describePage, type CapturedPage } from "./page-capture.js";
 import { comparePage, pageMasks } from "./page-check.js";
-import type { PixelMismatch, ScreenshotDone, StoredBaseline } from "./pixel-check.js";
+import { reportMismatch, type PixelMismatch, type ScreenshotDone, type StoredBaseline } from "./pixel-check.js";
 import { updateBaseline } from "./update.js";
 
 type BaselineKind = StoredKind<BaselineRecord, ScreenshotDone, PixelMismatch>;
 
-/** `kind` for a whole page: its use, learn and heal replaced. autoHeal does not apply; mode update does. */
+/** `kind` for a whole page: its use, learn and heal replaced. */
 export function fullPageKind(
   call: Call,
   params: ScreenshotParams,
@@ -27,13 +27,9 @@ export function fullPageKind(
   kind: BaselineKind,
 ): BaselineKind {
   const fullPage = params.fullPage!;
-  if (params.autoHeal && call.config.mode === "auto") {
-    call.note("autoHeal does not apply to fullPage baselines: a mismatch fails (or is stored in mode update)");
-  }
   const take = (until: number) => capturePage(call, { fullPage, settle: params.settle, until });
   return {
     ...kind,
-    healing: call.config.mode === "update",
 
     use: async (stored, until) => {
       refuseOtherKind(call, params, stored, place);
@@ -49,8 +45,11 @@ export function fullPageKind(
     // The page takes at most half of what is left, keeping the rest for the model.
     learn: async () => learnPage(call, params, place, await take(call.deadline.after("matchBeforeHeal"))),
 
-    // Only mode update heals a page: the page the failed comparison took becomes the baseline.
-    heal: async (stored, mismatch) => updatePage(call, params, stored, mismatch),
+    // Mode update stores the page the failed comparison took; autoHeal asks the model about it first.
+    heal: async (stored, mismatch) =>
+      call.config.mode === "update"
+        ? updatePage(call, params, stored, mismatch)
+        : healPage(call, params, { stored, mismatch, place }),
   };
 }
 
@@ -140,4 +139,60 @@ async function updatePage(
   const updated = await updateBaseline(call, { stored, mismatch, params });
   const screens = mismatch.pageScreens ?? stored.record.fullPage?.screens ?? 1;
   return { ...updated, fields: { ...updated.fields, fullPage: { screens, height: mismatch.shot.raw.height } } };
+}
+
+/**
+ * autoHeal: the model compares the page taken with the stored one (with the diff image); a real
+ * change fails, anything else becomes the baseline. A page of another height has no diff image:
+ * it fails as the mismatch it is, to be stored by mode update if intended.
+ */
+async function healPage(
+  call: Call,
+  params: ScreenshotParams,
+  { stored, mismatch, place }: { stored: StoredBaseline; mismatch: PixelMismatch; place: BaselinePlace },
+): Promise<NewValue<BaselineRecord, ScreenshotDone>> {
+  const subject = `toMatchScreenshot "${params.name}" on ${call.deviceSlug}`;
+  const { shot, baseline, diffPng, text, diffPixels } = mismatch;
+  const size = { width: shot.raw.width, height: shot.raw.height };
+  if (!diffPng || size.height !== baseline.raw.height) {
+    await reportMismatch(call, baseline, shot, diffPng);
+    throw new ScreenshotMismatchError(
+      `${subject}: ${text}; autoHeal heals a page of the same height only. If the new page is right, rerun with ` +
+        `TAPSHOT_MODE=update, or delete ${place.where}.json and .png so the next run judges a new baseline.`,
+      diffPixels,
+      diffPixels / (baseline.raw.width * baseline.raw.height),
+    );
+  }
+  await refuseBlank(call, shot, pageMasks(stored.record, size.height, params), params);
+  const answer = await call.ask({
+    kind: "compare",
+    screen: await toAiImage(shot.png),
+    baseline: await toAiImage(stored.image),
+    diff: await toAiImage(diffPng),
+    prompt: params.prompt,
+  });
+  if (answer.realChange) {
+    await reportMismatch(call, baseline, shot, diffPng);
+    throw new RejectedError(
+      `${subject}: ${text}, and the model (${answer.model}) found it a real change: ${clause(answer.reason)}. ` +
+        `The baseline was kept. Fix the app; or, if the new page is right, rerun with TAPSHOT_MODE=update.`,
+    );
+  }
+  const varying = answer.varying
+    ? checkVarying(call, answer.varying, { model: answer.model, kind: "compare", size })
+    : stored.record.varying;
+  return {
+    fields: {
+      kind: "baseline",
+      name: params.name,
+      device: call.device,
+      prompt: params.prompt,
+      varying,
+      model: answer.model,
+      reason: answer.reason,
+      fullPage: { screens: mismatch.pageScreens ?? stored.record.fullPage?.screens ?? 1, height: size.height },
+    },
+    image: shot.png,
+    done: { outcome: "healed", result: { diffPixels }, detail: `${text}; the model: ${answer.reason}` },
+  };
 }
