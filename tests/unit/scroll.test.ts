@@ -15,7 +15,7 @@ import type { DeviceDescription } from "../../src/core/device/description.js";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
 import { decode } from "../../src/core/pixels/images.js";
 import { findAlong } from "../../src/core/pixels/crop-along.js";
-import { scrollRegion, swipeFor } from "../../src/core/flows/tap/scroll/geometry.js";
+import { scrollRegion, swipeFor } from "../../src/core/device/swipe-geometry.js";
 import { checkScroll } from "../../src/core/flows/tap/scroll/options.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { AppiumDriverDouble, uiautomator2Script, xcuitestScript } from "../support/appium-driver-double.js";

@@ -3,13 +3,15 @@ import type { Point } from "../device/description.js";
 import { checkBoolean, checkKnownOptions } from "../ground/checks.js";
 import type { ScrollOptions } from "../flows/tap/scroll/options.js";
 import type { MaskEntry } from "../flows/screenshot/mask-entries.js";
+import type { FullPageOptions } from "../flows/screenshot/page-options.js";
 
 import type { SettleOptions } from "../run/settle.js";
 
 export type { ScrollOptions } from "../flows/tap/scroll/options.js";
 export type { SettleOptions } from "../run/settle.js";
-export type { ScrollDirection } from "../flows/tap/scroll/geometry.js";
+export type { ScrollDirection } from "../device/swipe-geometry.js";
 export type { MaskEntry, MaskElement, PromptMask } from "../flows/screenshot/mask-entries.js";
+export type { FullPageOptions } from "../flows/screenshot/page-options.js";
 
 /** Options of `tap`. */
 export interface TapOptions {
@@ -106,6 +108,13 @@ export interface ScreenshotOptions {
    * for one that may be absent; `{ prompt }`, located by the model when the baseline is judged.
    */
   mask?: MaskEntry[];
+  /**
+   * Compare the whole page, not only the screen (docs/api.md "Whole-page baselines"): scroll the
+   * screen's content from the top with the scroll tap's swipes, stitch the screens into one tall
+   * baseline (rows that do not move, a sticky header or footer, kept once) and compare page by page.
+   * `true` looks at up to 10 screens and 20000 px. Masks are then boxes in page pixels only.
+   */
+  fullPage?: boolean | FullPageOptions;
 }
 
 /** What `toMatchScreenshot` did. */

@@ -178,6 +178,11 @@ export const BaselineRecordSchema = z.object({
   tree: z
     .object({ elements: z.array(z.object({ attributes: z.record(z.string(), z.string()), bounds: BoxSchema })) })
     .optional(),
+  /**
+   * On a whole-page baseline (`fullPage`, docs/storage.md): the image is the stitched page, `height`
+   * pixels tall, from `screens` screens; a single-screen call on its name is refused.
+   */
+  fullPage: z.object({ screens: z.number().int().positive(), height: z.number().int().positive() }).optional(),
   /** On a healed baseline: the changed elements the failed comparison named (docs/api.md, "What changed"). */
   changed: z.string().optional(),
   /** Heals a person reverted (format 2). */
@@ -190,9 +195,16 @@ function sizeText(size: Size): string {
   return `${size.width}x${size.height}`;
 }
 
-/** The size a record's image must have: a tap's crop, or a baseline's screen. */
-function imageSizeOf(record: { kind: string; device: DeviceDescription; crop?: Size }): Size {
-  return record.kind === "tap" && record.crop ? record.crop : record.device.screen;
+/** The size a record's image must have: a tap's crop, a baseline's screen, or a whole-page baseline's page. */
+function imageSizeOf(record: {
+  kind: string;
+  device: DeviceDescription;
+  crop?: Size;
+  fullPage?: { height: number } | undefined;
+}): Size {
+  if (record.kind === "tap" && record.crop) return record.crop;
+  const { screen } = record.device;
+  return record.fullPage ? { width: screen.width, height: record.fullPage.height } : screen;
 }
 
 /** What every stored record has, whatever its kind. */

@@ -29,9 +29,15 @@ export function tapFingerprint(crop: RawImage): string {
   return pixelFingerprint(crop, []);
 }
 
-/** The fingerprint of a baseline screenshot on `device` (its system bars left out). */
-export function baselineFingerprint(screen: RawImage, device: Pick<DeviceDescription, "screen" | "insets">): string {
-  return pixelFingerprint(screen, systemBarMasks(device));
+/**
+ * The fingerprint of a baseline image on `device` (its system bars left out): a screenshot, or a
+ * whole page stitched from screenshots, whose navigation bar is at the image's bottom.
+ */
+export function baselineFingerprint(image: RawImage, device: Pick<DeviceDescription, "insets">): string {
+  return pixelFingerprint(
+    image,
+    systemBarMasks({ screen: { width: image.width, height: image.height }, insets: device.insets }),
+  );
 }
 
 /** The rejection that reverting `record` (stored with `image`) keeps. */

@@ -8,7 +8,8 @@
  * - judge.ts: what the model decides (a first baseline, a heal);
  * - input.ts: the call's checked arguments;
  * - element-masks.ts: selector, element and prompt masks turned into boxes;
- * - element-tree.ts: the accessibility tree stored with a baseline, and what changed on a mismatch.
+ * - element-tree.ts: the accessibility tree stored with a baseline, and what changed on a mismatch;
+ * - full-page.ts: what differs for a whole-page baseline (`fullPage`).
  */
 import { screenOf } from "../../device/description.js";
 import { NotStoredError, ScreenshotMismatchError, withArticle } from "../../ground/errors.js";
@@ -23,6 +24,7 @@ import { withChangesNamed, withChangesOf, withTree } from "./element-tree.js";
 import type { ScreenshotParams } from "./input.js";
 import { healBaseline, learnBaseline } from "./judge.js";
 import { updateBaseline } from "./update.js";
+import { fullPageKind, refuseOtherKind } from "./full-page.js";
 import { reportMismatch, useBaseline, useBaselineNow, type PixelMismatch, type ScreenshotDone } from "./pixel-check.js";
 
 export type { ScreenshotDone } from "./pixel-check.js";
@@ -46,7 +48,7 @@ function baselineKind(
   const { mode } = call.config;
   const healing = (params.autoHeal && mode === "auto") || mode === "update";
   const place = { key, where: `${call.config.store.location}/${key}` };
-  return {
+  const kind: StoredKind<BaselineRecord, ScreenshotDone, PixelMismatch> = {
     noun: "baseline",
     schema: BaselineRecordSchema,
     valueSchema: BaselineValueSchema,
@@ -67,13 +69,17 @@ function baselineKind(
 
     // Selector and element masks are found again at every comparison (element-masks.ts).
     use: async (stored, until) => {
+      refuseOtherKind(call, params, stored, place);
       const resolved = await resolveMasks(call, params, stored);
       return withChangesNamed(call, stored, until, (end) =>
         useBaseline(call, stored, { params: resolved, until: end }),
       );
     },
 
-    useNow: async (stored) => useBaselineNow(call, stored, await resolveMasks(call, params, stored)),
+    useNow: async (stored) => {
+      refuseOtherKind(call, params, stored, place);
+      return useBaselineNow(call, stored, await resolveMasks(call, params, stored));
+    },
 
     async healsTo(mismatch) {
       return baselineFingerprint(mismatch.shot.raw, call.device);
@@ -86,9 +92,12 @@ function baselineKind(
         : `${describeEnd(ended, params.settle)}. ` +
           (params.autoHeal && call.config.mode === "replay"
             ? `autoHeal is off in mode "replay". `
-            : `If the change is intended, accept it with \`npx tapshot accept --failed\` (the screenshot this run kept ` +
-              `becomes the baseline), rerun with TAPSHOT_MODE=update, or run with { autoHeal: true } to let the model ` +
-              `confirm it. `) +
+            : params.fullPage
+              ? `If the change is intended, rerun with TAPSHOT_MODE=update (the page taken then becomes the baseline), ` +
+                `or run with { autoHeal: true } to let the model confirm it. `
+              : `If the change is intended, accept it with \`npx tapshot accept --failed\` (the screenshot this run kept ` +
+                `becomes the baseline), rerun with TAPSHOT_MODE=update, or run with { autoHeal: true } to let the model ` +
+                `confirm it. `) +
           `To judge a new baseline instead, `;
       throw new ScreenshotMismatchError(
         `${subject}: ${text}${hint}delete ${place.where}.json and .png.`,
@@ -117,4 +126,5 @@ function baselineKind(
       return withPromptMasks(call, params, await withTree(call, withChangesOf(mismatch, healed)));
     },
   };
+  return params.fullPage ? fullPageKind(call, params, place, kind) : kind;
 }

@@ -14,6 +14,7 @@ import {
   checkTimeout,
 } from "../../ground/checks.js";
 import { checkMaskEntries, type CheckedMasks } from "./mask-entries.js";
+import { checkFullPage, type FullPageParams } from "./page-options.js";
 import { checkSettle, DEFAULT_SETTLE, type SettleRule } from "../../run/settle.js";
 import { baselineNameProblem, suggestBaselineName } from "../../store/keys.js";
 
@@ -35,6 +36,8 @@ export interface ScreenshotParams {
   byElement: Omit<CheckedMasks, "boxes">;
   /** When a screen that does not match counts as final. */
   settle: SettleRule;
+  /** Set for a whole-page baseline (src/core/flows/screenshot/page-capture.ts): how far to scroll at most. */
+  fullPage: FullPageParams | undefined;
 }
 
 const SCREENSHOT_OPTIONS = [
@@ -46,6 +49,7 @@ const SCREENSHOT_OPTIONS = [
   "maxDiffPixelRatio",
   "mask",
   "settle",
+  "fullPage",
 ];
 
 /** Check every argument before any device or model call. */
@@ -61,7 +65,15 @@ export function checkScreenshotInput(name: unknown, prompt: unknown, options: un
       opts.maxDiffPixelRatio === undefined ? undefined : checkRatio(opts.maxDiffPixelRatio, "maxDiffPixelRatio", 0),
     ...checkMasks(opts.mask),
     settle: checkSettle(opts.settle, DEFAULT_SETTLE.toMatchScreenshot),
+    fullPage: checkFullPage(opts.fullPage),
   };
+  if (params.fullPage && (params.byElement.elements.length || params.byElement.prompts.length)) {
+    throw new InputError(
+      `toMatchScreenshot "${params.name}": fullPage takes masks as boxes in page pixels only; selector, element ` +
+        `and prompt masks name places on one screen, not on the stitched page. Give the region as ` +
+        `{ x, y, width, height } in the stored page's pixels, or drop fullPage.`,
+    );
+  }
   return { params, timeout: checkTimeout(opts.timeout), signal: checkSignal(opts.signal) };
 }
 

@@ -4,7 +4,7 @@
  * with the stored one, and anything but a real change becomes the baseline.
  */
 import { AiAnswerError, RejectedError, ScreenshotMismatchError, clause } from "../../ground/errors.js";
-import type { Rect } from "../../ground/geometry.js";
+import type { Rect, Size } from "../../ground/geometry.js";
 import type { Box, Reference } from "../../model/contract.js";
 import { decode } from "../../pixels/images.js";
 import { clipToScreen, isUniformOutside, systemBarMasks, unionArea } from "../../pixels/masks.js";
@@ -64,7 +64,7 @@ export async function learnBaseline(
         `the prompt; otherwise fix the app.`,
     );
   }
-  const varying = checkVarying(call, answer.varying ?? [], answer.model, "judge");
+  const varying = checkVarying(call, answer.varying ?? [], { model: answer.model, kind: "judge" });
   const judged = `judged against ${references.length} other device${references.length === 1 ? "" : "s"}`;
   return {
     fields: baselineFields(call, params, varying, answer),
@@ -116,7 +116,9 @@ export async function healBaseline(
         `${where}.json and .png so the next run judges a new baseline.`,
     );
   }
-  const varying = answer.varying ? checkVarying(call, answer.varying, answer.model, "compare") : stored.record.varying;
+  const varying = answer.varying
+    ? checkVarying(call, answer.varying, { model: answer.model, kind: "compare" })
+    : stored.record.varying;
   return {
     fields: baselineFields(call, params, varying, answer),
     image: shot.png,
@@ -200,15 +202,23 @@ async function referencesFor(call: Call, name: string): Promise<Reference[]> {
   return references;
 }
 
-/** The model's varying boxes as whole-pixel rectangles on the screen, refused when they cover too much. */
-function checkVarying(call: Call, boxes: Box[], model: string, kind: "judge" | "compare"): Rect[] {
-  const { width, height } = call.device.screen;
+/**
+ * The model's varying boxes as whole-pixel rectangles on the image judged (the screen, or a
+ * whole page), refused when they cover too much of it.
+ */
+export function checkVarying(
+  call: Call,
+  boxes: Box[],
+  { model, kind, size = call.device.screen }: { model: string; kind: "judge" | "compare"; size?: Size },
+): Rect[] {
+  const { width, height } = size;
+  const what = size === call.device.screen ? "screen" : "page";
   const rects = boxes.map((box) => {
     const rect = clipToScreen(box, width, height);
     if (!rect) {
       throw new AiAnswerError(
         kind,
-        `The model (${model}) gave a varying box outside the ${width}x${height} screen: ${JSON.stringify(box)}.`,
+        `The model (${model}) gave a varying box outside the ${width}x${height} ${what}: ${JSON.stringify(box)}.`,
       );
     }
     return rect;
@@ -217,7 +227,7 @@ function checkVarying(call: Call, boxes: Box[], model: string, kind: "judge" | "
   if (share > MAX_VARYING_SHARE) {
     throw new RejectedError(
       `toMatchScreenshot "${call.subject}" on ${call.deviceSlug}: the model (${model}) marked ` +
-        `${(share * 100).toFixed(1)}% of the screen as varying, more than the ${MAX_VARYING_SHARE * 100}% allowed: ` +
+        `${(share * 100).toFixed(1)}% of the ${what} as varying, more than the ${MAX_VARYING_SHARE * 100}% allowed: ` +
         `masking that much would hide real changes, so nothing was stored. Name the varying content more ` +
         `precisely in the prompt, or pass { mask } for regions this step should ignore.`,
     );

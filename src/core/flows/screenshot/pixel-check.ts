@@ -32,6 +32,8 @@ export interface PixelMismatch extends Mismatch {
   diffPixels: number;
   /** The diff image, when the mismatch was counted in full. */
   diffPng?: Buffer;
+  /** On a whole page: how many screens the page taken now was stitched from. */
+  pageScreens?: number;
 }
 
 /** How a screenshot compares with the baseline. */

@@ -11,17 +11,10 @@ import type { NewValue, Use } from "../../run/lifecycle.js";
 import type { Stored, TapRecord } from "../../store/records.js";
 import { CROP_VERDICT, storedCrop } from "./crop-check.js";
 import { locateAndTap, tapValue } from "./locate.js";
-import { axisOf, scrollRegion } from "./scroll/geometry.js";
+import { axisOf, scrollRegion } from "../../device/swipe-geometry.js";
 import type { ScrollParams } from "./scroll/options.js";
-import {
-  learningSwipe,
-  plannedSwipe,
-  REPLAY_EXTRA_SWIPES,
-  rewind,
-  scrollRecord,
-  scrollUntil,
-  swipesText,
-} from "./scroll/swipes.js";
+import { learningSwipe, plannedSwipe, REPLAY_EXTRA_SWIPES, scrollRecord, scrollUntil } from "./scroll/swipes.js";
+import { rewind, swipesText } from "../../run/scrolling.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
 
 /**

@@ -1,7 +1,7 @@
 /* tap's `scroll` option (docs/api.md "Scrolling to find"): what the caller may pass, and its checks. */
 import type { Box } from "../../../model/contract.js";
 import { InputError } from "../../../ground/errors.js";
-import type { ScrollDirection } from "./geometry.js";
+import type { ScrollDirection } from "../../../device/swipe-geometry.js";
 
 /** `tap`'s `scroll` option as an object; `scroll: true` is `{}` (scroll down up to 5 times). */
 export interface ScrollOptions {

@@ -8,7 +8,7 @@ import type { Box } from "../../../model/contract.js";
 import { ElementNotFoundError, InputError, clause } from "../../../ground/errors.js";
 import { systemBarMasks } from "../../../pixels/masks.js";
 import { waitForStable } from "../../../run/stable-screen.js";
-import { axisOf, scrollRegion } from "./geometry.js";
+import { axisOf, scrollRegion } from "../../../device/swipe-geometry.js";
 import type { ScrollParams } from "./options.js";
 
 /**

@@ -6,23 +6,14 @@
  */
 import type { Call } from "../../../run/call.js";
 import { InputError } from "../../../ground/errors.js";
-import { systemBarMasks, sameOutside } from "../../../pixels/masks.js";
 import type { ScrollRecord } from "../../../store/records.js";
-import { waitForStable, type Shot } from "../../../run/stable-screen.js";
-import { opposite, scrollRegion, swipeFor, type Swipe } from "./geometry.js";
+import { sameScreenOutsideBars, settledScreen } from "../../../run/scrolling.js";
+import { scrollRegion, swipeFor, type Swipe } from "../../../device/swipe-geometry.js";
 import type { ScrollParams } from "./options.js";
 import { locateWithin, type BoxedScroll } from "./region.js";
 
 /** Swipes a replay tries beyond the stored count: the list may have grown by a row or two. */
 export const REPLAY_EXTRA_SWIPES = 2;
-/** The most swipes back to the start (`fromStart`, or before a heal) before giving up on reaching it. */
-const MOST_REWIND_SWIPES = 30;
-/**
- * The longest one settle waits for two identical screenshots. A still screen settles in a few
- * hundred ms; a screen with continuous animation (a spinner, a video) never does, and its
- * screenshot is then looked at as it is, as a plain tap's replay looks at every screenshot.
- */
-const SETTLE_MAX_MS = 3_000;
 
 /** What one look at a screen gave: the thing looked for, or why it is not there. */
 export type Seen<T> = { found: true; value: T } | { found: false; reason: string };
@@ -72,11 +63,6 @@ export function scrollRecord(scroll: BoxedScroll, swipe: Swipe, swipes: number):
   return { direction: scroll.direction, ...(scroll.within ? { within: scroll.within } : {}), swipe, swipes };
 }
 
-/** `3 swipes down`, for details and messages. */
-export function swipesText(swipes: number, direction: string): string {
-  return `${swipes} swipe${swipes === 1 ? "" : "s"} ${direction}`;
-}
-
 /**
  * Look at the settled screen; while `look` does not find it, swipe and look again, at most
  * `limit` swipes. Stops early when a swipe leaves the screen as it was: the end of the list.
@@ -88,51 +74,16 @@ export async function scrollUntil<T>(
   until: () => number,
   look: (png: Buffer) => Promise<Seen<T>>,
 ): Promise<Scrolled<T>> {
-  let shot = await settled(call, until(), limit + 1);
+  let shot = await settledScreen(call, until(), limit + 1);
   for (let swipes = 0; ; swipes++) {
     const seen = await look(shot.png);
     if (seen.found) return { found: true, value: seen.value, swipes, png: shot.png };
     if (swipes >= limit) return { found: false, reason: seen.reason, swipes, endReached: false, png: shot.png };
     await call.swipe(swipe);
-    const next = await settled(call, until(), limit - swipes);
-    if (same(call, shot, next)) {
+    const next = await settledScreen(call, until(), limit - swipes);
+    if (sameScreenOutsideBars(call, shot, next)) {
       return { found: false, reason: seen.reason, swipes: swipes + 1, endReached: true, png: next.png };
     }
     shot = next;
   }
-}
-
-/**
- * Swipe against `scroll.direction` until the screen stops changing: the list is at its start.
- * Returns the swipes made.
- */
-export async function rewind(call: Call, swipe: Swipe, direction: ScrollParams["direction"], until: () => number) {
-  // The forward swipe with its ends swapped.
-  const back: Swipe = { from: swipe.to, to: swipe.from, durationMs: swipe.durationMs };
-  // A rewind leaves at least half of what is left for the scroll after it.
-  const end = Date.now() + Math.max(0, until() - Date.now()) / 2;
-  let shot = await settled(call, end, MOST_REWIND_SWIPES + 1);
-  for (let swipes = 1; swipes <= MOST_REWIND_SWIPES; swipes++) {
-    await call.swipe(back);
-    const next = await settled(call, end, MOST_REWIND_SWIPES + 1 - swipes);
-    if (same(call, shot, next)) return swipes;
-    shot = next;
-  }
-  call.note(`scrolled ${swipesText(MOST_REWIND_SWIPES, opposite(direction))} and the screen still changed`);
-  return MOST_REWIND_SWIPES;
-}
-
-/**
- * The screen once settled, waiting at most an even share of what is left before `until` among the
- * `looks` still to come (and {@link SETTLE_MAX_MS}), so one screen that never settles cannot take
- * the time of the swipes after it.
- */
-function settled(call: Call, until: number, looks: number): Promise<Shot> {
-  const now = Date.now();
-  const share = Math.min(SETTLE_MAX_MS, Math.max(0, until - now) / Math.max(1, looks));
-  return waitForStable(call, { until: now + share, masks: systemBarMasks(call.device), requireDrawn: true });
-}
-
-function same(call: Call, a: Shot, b: Shot): boolean {
-  return a.raw === b.raw || sameOutside(a.raw, b.raw, systemBarMasks(call.device));
 }

@@ -1,12 +1,12 @@
 /*
- * Where a scroll tap swipes (docs/api.md "Scrolling to find"): one fixed swipe per direction,
- * computed from the described device, in screenshot pixels, so a replay swipes exactly what
- * was learned.
+ * Where a scroll swipes (docs/api.md "Scrolling to find" and "Whole-page baselines"): one fixed
+ * swipe per direction, computed from the described device, in screenshot pixels, so a replay
+ * swipes exactly what was learned. Shared by scroll taps and full-page baselines.
  */
-import type { DeviceDescription, Swipe } from "../../../device/description.js";
+import type { DeviceDescription, Swipe } from "./description.js";
 
-export type { Swipe } from "../../../device/description.js";
-import type { Point, Rect } from "../../../ground/geometry.js";
+export type { Swipe } from "./description.js";
+import type { Point, Rect } from "../ground/geometry.js";
 
 /** Which way the content moves into view: `down` shows what is below (the finger moves up). */
 export type ScrollDirection = "down" | "up" | "left" | "right";
