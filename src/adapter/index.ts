@@ -42,6 +42,7 @@ export type {
   ScreenshotResult,
   ScrollOptions,
   SettleOptions,
+  FullPageOptions,
   ScrollDirection,
 } from "../core/engine/options.js";
 export {

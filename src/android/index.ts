@@ -36,6 +36,7 @@ export type {
   ScreenshotResult,
   ScrollOptions,
   SettleOptions,
+  FullPageOptions,
   ScrollDirection,
 } from "../core/engine/options.js";
 export type { ScreenshotMatchers } from "../core/engine/engine.js";
