@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import {
   DeleteObjectCommand,
+  GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -74,6 +75,16 @@ maybe("Ceph RGW 16 on the wire", () => {
     await client.send(new DeleteObjectCommand({ Bucket: ceph.bucket, Key: key, IfMatch: '"0"' }));
     const head = await client.send(new HeadObjectCommand({ Bucket: ceph.bucket, Key: key })).catch((e: unknown) => e);
     expect(statusOf(head)).toBe(404);
+  });
+
+  test("x-amz-checksum-crc32, which the SDK sends by default, is not checked, and no checksum comes back", async () => {
+    const key = `wire/${randomUUID()}`;
+    await client.send(
+      new PutObjectCommand({ Bucket: ceph.bucket, Key: key, Body: Buffer.from("hello"), ChecksumCRC32: "AAAAAA==" }),
+    );
+    const got = await client.send(new GetObjectCommand({ Bucket: ceph.bucket, Key: key, ChecksumMode: "ENABLED" }));
+    expect(await got.Body!.transformToString()).toBe("hello");
+    expect(got.ChecksumCRC32).toBeUndefined();
   });
 
   test("ListObjectsV2 continuation tokens are the page's last key (AWS: opaque)", async () => {
