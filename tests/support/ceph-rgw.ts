@@ -83,7 +83,8 @@ paxos_min_wait = 0.01
 client_mount_timeout = 20
 rados_mon_op_timeout = 20
 rgw_data = ${dir}/rgw
-rgw_frontends = beast endpoint=127.0.0.1:${rgwPort}
+# Without tcp_nodelay each answer waits ~40 ms on Nagle and delayed ACKs (docs/device-farms.md).
+rgw_frontends = beast endpoint=127.0.0.1:${rgwPort} tcp_nodelay=1
 rgw_thread_pool_size = 32
 rgw_dns_name = 127.0.0.1
 `;
