@@ -90,7 +90,10 @@ rgw_dns_name = 127.0.0.1
 `;
 }
 
-/** A daemon in the foreground under a guard that kills it when our end of its stdin closes. */
+/**
+ * A daemon in the foreground under a guard that kills it when our end of its stdin closes: at stop(), or when
+ * this process dies. SIGKILL is enough, since the cluster's data lives in memory and is thrown away.
+ */
 function daemon(args: string[], dir: string): ChildProcess {
   // Without job control bash gives a background command /dev/null as stdin, hence the copy in fd 3.
   const guard =
@@ -114,7 +117,7 @@ async function ceph(conf: string, args: string[], timeoutMs = 30_000): Promise<s
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, logs: string): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    if (await check().catch(() => false)) return;
+    if (await check()) return;
     if (Date.now() > until) throw new Error(`${what} did not happen within ${timeoutMs / 1000} s (logs in ${logs}).`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -148,8 +151,9 @@ export async function startCephRgw(bucket = "tapshot-test"): Promise<CephRgw> {
   const started = Date.now();
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-ceph-"));
   const daemons: ChildProcess[] = [];
+  // The gateway first, the monitor last, so that no daemon waits on one already gone.
   const stop = async () => {
-    for (const child of daemons.reverse()) await stopDaemon(child);
+    for (const child of [...daemons].reverse()) await stopDaemon(child);
     await fs.rm(dir, { recursive: true, force: true });
   };
   try {
@@ -176,7 +180,11 @@ export async function startCephRgw(bucket = "tapshot-test"): Promise<CephRgw> {
     const endpoint = `http://127.0.0.1:${rgwPort}`;
     await waitFor(
       "the gateway answering on " + endpoint,
-      async () => (await fetch(endpoint, { signal: AbortSignal.timeout(1000) })).ok,
+      async () => {
+        const gone = daemons.find((child) => child.exitCode !== null);
+        if (gone) throw new Error(`${gone.spawnargs[4]} exited with code ${gone.exitCode}`);
+        return (await fetch(endpoint, { signal: AbortSignal.timeout(1000) }).catch(() => null))?.ok ?? false;
+      },
       60_000,
       logs,
     );
