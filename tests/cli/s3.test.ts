@@ -2,7 +2,7 @@
  * The tapshot command on a bucket, on two services started here: s3rver behind the precondition replica, and
  * Ceph's RADOS Gateway (a real S3 implementation, tests/support/ceph-rgw.ts). Push seeds a bucket from a
  * storage folder, list/show/prune take --store s3://, pull copies what the folder lacks, report, pending and
- * revert work on it, and a bad URL is a usage error. The SDK is configured as users configure it:
+ * accept and revert work on it, and a bad URL is a usage error. The SDK is configured as users configure it:
  * environment variables.
  */
 import { promises as fs } from "node:fs";
@@ -139,7 +139,7 @@ describe.each(services)("on $name", (service) => {
     return pulledFolder;
   }
 
-  test("report, pending and revert work on a bucket: images through the store, decisions under its locks", async () => {
+  test("report, pending, accept and revert work on a bucket: images through the store, decisions under its locks", async () => {
     const url = `s3://${s3.bucket}/report/${randomUUID()}`;
     expect((await runCli(["push", "--to", url, "--storage", fx.storage], env)).code).toBe(0);
     const out = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-report-s3-"));
@@ -157,6 +157,11 @@ describe.each(services)("on $name", (service) => {
         pending: { key: string }[];
       };
       expect(pending.pending.map((p) => p.key)).toContain(fx.keys.healedTap);
+      // accept replaces the record under the key's lock, conditionally on the ETag it read.
+      const accepted = await runCli(["accept", "add to cart", "--store", url, "--by", "ci"], env);
+      expect(accepted.stderr).toBe("");
+      expect(accepted.code).toBe(0);
+      expect(accepted.stdout).toContain(`${url}/_ai_/${fx.keys.failedTap}.json`);
       const reverted = await runCli(["revert", "the checkout button", "--store", url, "--by", "ci", "--json"], env);
       expect(reverted.stderr).toBe("");
       expect(reverted.code).toBe(0);
