@@ -1,7 +1,7 @@
 /**
  * The tapshot command on a bucket, on two services started here: s3rver behind the precondition replica, and
  * Ceph's RADOS Gateway (a real S3 implementation, tests/support/ceph-rgw.ts). Push seeds a bucket from a
- * storage folder, list/show/prune take --store s3://, pull copies what the folder lacks, report, pending and
+ * storage folder, list/show/prune take --store s3://, pull copies what the folder lacks, report, pending,
  * accept and revert work on it, and a bad URL is a usage error. The SDK is configured as users configure it:
  * environment variables.
  */
