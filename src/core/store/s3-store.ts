@@ -1,5 +1,5 @@
 /**
- * {@link Store} over an S3 bucket (AWS S3, MinIO, Cloudflare R2): `s3://<bucket>/<prefix>/_ai_/<key>`,
+ * {@link Store} over an S3 bucket (AWS S3, MinIO, Cloudflare R2, Ceph RGW): `s3://<bucket>/<prefix>/_ai_/<key>`,
  * the same layout as a storage folder, so `aws s3 sync` and `tapshot pull` move values both ways.
  * The file store's guarantees come from S3's own primitives (docs/device-farms.md):
  * - writes are atomic: PutObject stores the whole object or nothing, and a read after a write sees it
@@ -72,7 +72,7 @@ interface Capabilities {
 
 const PROBE_FAILURE =
   "so tapshot could create a value over a parallel run's, or two machines could hold one lock. Use a service " +
-  "with conditional writes (AWS S3, MinIO, Cloudflare R2; see docs/device-farms.md), or run in mode " +
+  "with conditional writes (AWS S3, MinIO, Cloudflare R2, Ceph RGW; see docs/device-farms.md), or run in mode " +
   '"replay" against it, which writes nothing.';
 
 /** {@link Store} over a bucket; build it with {@link s3Store}. */
