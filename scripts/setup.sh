@@ -53,6 +53,9 @@ if ! /usr/bin/python3 -c "import selenium" >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-selenium >/dev/null
 fi
 
+# Debian's Ceph RADOS Gateway: the real S3 implementation the S3 store's tests run against.
+bash scripts/ceph-rgw.sh
+
 # A chromedriver of another major version than the browser fails every session; say so here, not in a test.
 chromium_bin="${TAPSHOT_CHROMIUM:-$(command -v chromium || command -v chromium-browser)}"
 chromedriver_bin="${TAPSHOT_CHROMEDRIVER:-$(command -v chromedriver)}"

@@ -1,5 +1,5 @@
 /**
- * `tapshot/s3`: team storage in an S3 bucket (AWS S3, MinIO, Cloudflare R2) for device farms and CI
+ * `tapshot/s3`: team storage in an S3 bucket (AWS S3, MinIO, Cloudflare R2, Ceph RGW) for device farms and CI
  * shards that share no folder. Needs the optional peer dependency `@aws-sdk/client-s3`, imported only
  * when a bucket is first used. Setup, permissions and costs: docs/device-farms.md.
  */

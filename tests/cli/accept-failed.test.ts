@@ -2,7 +2,7 @@
  * `tapshot accept --failed` (docs/reviewing.md "Accepting a failure") as a real process: a real
  * run of the flow fails on a changed screen and keeps its images; the command turns the failure
  * into the stored baseline, accepted, the old one kept; the next run matches with no model call.
- * On a folder store and on a bucket (s3rver behind the precondition replica).
+ * On a folder store and on a bucket (s3rver behind the precondition replica, and Ceph's RADOS Gateway).
  */
 import { promises as fs } from "node:fs";
 import os from "node:os";
@@ -19,7 +19,8 @@ import type { Store } from "../../src/core/store/store.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver, type FakeScene } from "../support/fake-device.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
-import { S3RVER_CREDENTIALS, startTestS3, testClientConfig, type TestS3 } from "../support/s3-replica.js";
+import { CEPH_CREDENTIALS, cephClientConfig, cephSkipped, startCephRgw } from "../support/ceph-rgw.js";
+import { S3RVER_CREDENTIALS, startTestS3, testClientConfig } from "../support/s3-replica.js";
 import { runCli } from "./run-cli.js";
 
 const KEY = "screenshots/android/shop/fake-phone-1_14";
@@ -143,18 +144,64 @@ test("--run names an unknown run: a usage error listing the known ones", async (
   expect(out.stderr).toContain('No run "nope"');
 });
 
-describe("on a bucket", () => {
-  let s3: TestS3;
+/** A bucket service for the command: its client for this process, and the environment for the child. */
+interface Bucket {
+  endpoint: string;
+  bucket: string;
+  client: S3Client;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+const buckets: { name: string; start(): Promise<Bucket> }[] = [
+  {
+    name: "the S3 replica",
+    async start() {
+      const s3 = await startTestS3("s3");
+      return {
+        ...s3,
+        client: new S3Client(testClientConfig(s3.endpoint)),
+        env: {
+          AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+          AWS_REQUEST_CHECKSUM_CALCULATION: "WHEN_REQUIRED",
+          AWS_RESPONSE_CHECKSUM_VALIDATION: "WHEN_REQUIRED",
+        },
+      };
+    },
+  },
+  ...(cephSkipped
+    ? []
+    : [
+        {
+          name: "Ceph RGW",
+          async start() {
+            const ceph = await startCephRgw();
+            return {
+              ...ceph,
+              client: new S3Client(cephClientConfig(ceph.endpoint)),
+              env: {
+                AWS_ACCESS_KEY_ID: CEPH_CREDENTIALS.accessKeyId,
+                AWS_SECRET_ACCESS_KEY: CEPH_CREDENTIALS.secretAccessKey,
+              },
+            };
+          },
+        },
+      ]),
+];
+
+describe.each(buckets)("on a bucket: $name", (service) => {
+  let s3: Bucket;
   beforeAll(async () => {
-    s3 = await startTestS3("s3");
-  });
+    s3 = await service.start();
+  }, 120_000);
   afterAll(async () => {
     await s3?.stop();
   });
 
   test("--store s3://: the failure becomes the accepted baseline in the bucket", async () => {
     const prefix = `team/${randomUUID()}`;
-    const store = s3Store({ bucket: s3.bucket, prefix, client: new S3Client(testClientConfig(s3.endpoint)) });
+    const store = s3Store({ bucket: s3.bucket, prefix, client: s3.client });
     const before = await storeThenFail(store);
 
     const accepted = await runCli(
@@ -171,10 +218,7 @@ describe("on a bucket", () => {
       {
         AWS_ENDPOINT_URL_S3: s3.endpoint,
         AWS_REGION: "us-east-1",
-        AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
-        AWS_REQUEST_CHECKSUM_CALCULATION: "WHEN_REQUIRED",
-        AWS_RESPONSE_CHECKSUM_VALIDATION: "WHEN_REQUIRED",
+        ...s3.env,
         TAPSHOT_S3_PATH_STYLE: "1",
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       },

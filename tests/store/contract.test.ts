@@ -1,7 +1,8 @@
 /**
  * The Store contract: what the lifecycle relies on (docs/design.md sections 6 and 7), run with the same
- * code against the file store and the S3 store (s3rver behind the precondition replica of
- * tests/support/s3-replica.ts). Multi-process cases run real worker processes on one store.
+ * code against the file store and the S3 store on two services: s3rver behind the precondition replica of
+ * tests/support/s3-replica.ts, and Ceph's RADOS Gateway (tests/support/ceph-rgw.ts), a real S3
+ * implementation with the SDK's default client settings. Multi-process cases run real worker processes on one store.
  */
 import { randomUUID } from "node:crypto";
 import { promises as fs } from "node:fs";
@@ -11,6 +12,7 @@ import { AbortedError, StoreError, TimeoutError } from "../../src/core/ground/er
 import { readRecord, replaceRecord, createRecord } from "../../src/core/store/records.js";
 import type { Store } from "../../src/core/store/store.js";
 import { BlobRecord, blobRecord, greyPng } from "../support/blob-records.js";
+import { cephSkipped, startCephRgw, type CephRgw } from "../support/ceph-rgw.js";
 import { startTestS3, type TestS3 } from "../support/s3-replica.js";
 import { openStore, s3Spec } from "../support/store-workers/open-store.js";
 import { startTogether, startWorker } from "../support/store-workers/spawn.js";
@@ -57,11 +59,28 @@ function s3Harness(): Harness {
   };
 }
 
-describe.each([fileHarness(), s3Harness()])("the Store contract: $name", (harness) => {
+function cephHarness(): Harness {
+  let ceph: CephRgw | undefined;
+  return {
+    name: "S3Store on Ceph RGW",
+    async setup() {
+      ceph = await startCephRgw();
+    },
+    async teardown() {
+      await ceph?.stop();
+    },
+    fresh: async () => s3Spec(ceph!.endpoint, ceph!.bucket, `runs/${randomUUID()}`, "ceph"),
+    cleanup: async () => undefined,
+  };
+}
+
+const harnesses = [fileHarness(), s3Harness(), ...(cephSkipped ? [] : [cephHarness()])];
+
+describe.each(harnesses)("the Store contract: $name", (harness) => {
   let spec: string;
   let store: Store;
 
-  beforeAll(() => harness.setup());
+  beforeAll(() => harness.setup(), 120_000);
   afterAll(() => harness.teardown());
   beforeEach(async () => {
     spec = await harness.fresh();

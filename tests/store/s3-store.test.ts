@@ -92,6 +92,35 @@ test("a service that ignores If-None-Match is refused before the first write or 
   expect(await store.list("")).toEqual([]);
 });
 
+test("a service matching If-Match only on the unquoted ETag (Ceph RGW 16) gets it unquoted after the probe", async () => {
+  const service = await startTestS3("unquoted-if-match");
+  try {
+    const store = fresh(service);
+    await store.write("r.json", Buffer.from("v1"), { ifAbsent: true });
+    await store.read("r.json");
+    expect(await store.write("r.json", Buffer.from("v2"))).toBe(true);
+    await (
+      await store.lock("k", { deadline: Date.now() + 2000 })
+    )();
+    expect(await store.list("")).toEqual(["r.json"]);
+  } finally {
+    await service.stop();
+  }
+});
+
+test("a service refusing If-Match even on its own ETag is refused before the first write", async () => {
+  const service = await startTestS3("if-match-never");
+  try {
+    const store = fresh(service);
+    await expect(store.write("k.json", Buffer.from("x"), { ifAbsent: true })).rejects.toThrow(
+      /refuses If-Match even on the ETag it just gave .*quoted or not.*mode "replay"/,
+    );
+    expect(await store.list("")).toEqual([]);
+  } finally {
+    await service.stop();
+  }
+});
+
 test("without conditional deletes, a lease is released only while it is still this run's", async () => {
   const store = fresh(noDelete);
   const release = await store.lock("k", { deadline: Date.now() + 2000 });

@@ -30,8 +30,12 @@ export interface TestS3 {
   stop(): Promise<void>;
 }
 
-/** What the replica enforces; `none` is bare s3rver, a service without conditional writes. */
-export type Preconditions = "s3" | "s3-without-conditional-delete" | "none";
+/**
+ * What the replica enforces; `none` is bare s3rver, a service without conditional writes.
+ * `unquoted-if-match` is Ceph RGW 16 (docs/device-farms.md): `If-Match` compared byte for byte with the
+ * unquoted ETag, conditional deletes ignored. `if-match-never` refuses every `If-Match` write.
+ */
+export type Preconditions = "s3" | "s3-without-conditional-delete" | "unquoted-if-match" | "if-match-never" | "none";
 
 interface S3rverInstance {
   run(): Promise<{ address: string; port: number }>;
@@ -147,7 +151,9 @@ function startReplica(upstream: string, preconditions: Preconditions, requests: 
       // the key. https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html#conditional-error-response
       const etag = await currentEtag(bucket, key);
       if (etag === null) return [404, "NoSuchKey", "The specified key does not exist."];
-      if (!sameEtag(etag, ifMatch)) {
+      // Ceph RGW 16 compares the header with the ETag it stores, unquoted: https://github.com/block/buzz/issues/3002
+      const unquoted = preconditions === "unquoted-if-match" && ifMatch !== etag.replace(/"/g, "");
+      if (unquoted || preconditions === "if-match-never" || !sameEtag(etag, ifMatch)) {
         return [412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold"];
       }
     }

@@ -55,6 +55,11 @@ function nameOf(error: unknown): string {
 /** Objects of one bucket, addressed by full object key. */
 export class S3Objects {
   private made: Promise<S3Client> | undefined;
+  /**
+   * Send `If-Match` ETags without their quotes: set by the store's probe for services (Ceph RGW 16) that
+   * compare the header byte for byte with the unquoted ETag they store (docs/device-farms.md).
+   */
+  bareIfMatch = false;
 
   constructor(
     readonly bucket: string,
@@ -74,6 +79,11 @@ export class S3Objects {
           },
         );
     return this.made;
+  }
+
+  /** The `If-Match` header for an ETag as the service returned it (quoted, per RFC 7232 section 2.3). */
+  private ifMatch(etag: string): string {
+    return this.bareIfMatch ? bareEtag(etag) : etag;
   }
 
   /** `s3://bucket/key`, for messages. */
@@ -155,7 +165,7 @@ export class S3Objects {
             Key: key,
             Body: body,
             ...(condition.ifNoneMatch ? { IfNoneMatch: condition.ifNoneMatch } : {}),
-            ...(condition.ifMatch ? { IfMatch: condition.ifMatch } : {}),
+            ...(condition.ifMatch ? { IfMatch: this.ifMatch(condition.ifMatch) } : {}),
           }),
           { abortSignal: signal },
         );
@@ -189,7 +199,7 @@ export class S3Objects {
         new DeleteObjectCommand({
           Bucket: this.bucket,
           Key: key,
-          ...(condition.ifMatch ? { IfMatch: condition.ifMatch } : {}),
+          ...(condition.ifMatch ? { IfMatch: this.ifMatch(condition.ifMatch) } : {}),
         }),
         { abortSignal: signal },
       );
@@ -247,6 +257,14 @@ export class S3Objects {
 function abortReason(signal: AbortSignal, doing: string): Error {
   if (signal.reason instanceof TimeoutError || signal.reason instanceof AbortedError) return signal.reason;
   return new AbortedError(`Aborted while waiting to ${doing}.`, { cause: signal.reason });
+}
+
+/** An ETag without its quotes and weak marker (RFC 7232 section 2.3): what Ceph RGW stores and compares. */
+export function bareEtag(etag: string): string {
+  return etag
+    .trim()
+    .replace(/^W\//, "")
+    .replace(/^"(.*)"$/, "$1");
 }
 
 function isClient(value: S3Client | S3ClientConfig): value is S3Client {

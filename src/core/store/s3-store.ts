@@ -1,5 +1,5 @@
 /**
- * {@link Store} over an S3 bucket (AWS S3, MinIO, Cloudflare R2): `s3://<bucket>/<prefix>/_ai_/<key>`,
+ * {@link Store} over an S3 bucket (AWS S3, MinIO, Cloudflare R2, Ceph RGW): `s3://<bucket>/<prefix>/_ai_/<key>`,
  * the same layout as a storage folder, so `aws s3 sync` and `tapshot pull` move values both ways.
  * The file store's guarantees come from S3's own primitives (docs/device-farms.md):
  * - writes are atomic: PutObject stores the whole object or nothing, and a read after a write sees it
@@ -72,7 +72,7 @@ interface Capabilities {
 
 const PROBE_FAILURE =
   "so tapshot could create a value over a parallel run's, or two machines could hold one lock. Use a service " +
-  "with conditional writes (AWS S3, MinIO, Cloudflare R2; see docs/device-farms.md), or run in mode " +
+  "with conditional writes (AWS S3, MinIO, Cloudflare R2, Ceph RGW; see docs/device-farms.md), or run in mode " +
   '"replay" against it, which writes nothing.';
 
 /** {@link Store} over a bucket; build it with {@link s3Store}. */
@@ -128,9 +128,11 @@ export class S3Store implements Store {
 
   /**
    * Check once that the service refuses what S3 refuses: a second create of a key (`If-None-Match: *`) and
-   * a write on a stale ETag (`If-Match`), both 412. A service that ignores them cannot be written to
-   * safely and is refused. One that ignores a conditional delete (older S3-compatible services) gets
-   * the weaker lease release of docs/device-farms.md. Five requests on one probe object.
+   * a write on a stale ETag (`If-Match`), both 412, and accepts a write on the object's own ETag. A service
+   * that ignores the conditions cannot be written to safely and is refused. One that matches only the
+   * unquoted ETag (Ceph RGW 16) gets it unquoted from then on. One that ignores a conditional delete
+   * (older S3-compatible services, Ceph RGW 16) gets the weaker lease release of docs/device-farms.md.
+   * Six requests on one probe object (seven when the ETag must go unquoted).
    */
   private checked(): Promise<Capabilities> {
     this.capabilities ??= this.probe().catch((error: unknown) => {
@@ -158,11 +160,29 @@ export class S3Store implements Store {
           `${this.location}: the service ignores If-Match (a write of ${url} on a wrong ETag succeeded), ${PROBE_FAILURE}`,
         );
       }
+      await this.matchOwnEtag(probe, first);
       const refused = await this.objects.delete(probe, { ifMatch: '"0"' }).catch(() => "unsupported" as const);
       return { release: refused === PRECONDITION_FAILED ? "conditional" : "compare-then-delete" };
     } finally {
       await this.objects.delete(probe).catch(() => undefined);
     }
+  }
+
+  /**
+   * A write with `If-Match` on the ETag the service just gave must succeed. Ceph RGW 16 compares the header
+   * with its stored ETag byte for byte, and stores it without the quotes it sends (docs/device-farms.md):
+   * the quoted ETag fails there and the bare one matches, so `If-Match` goes bare from then on.
+   */
+  private async matchOwnEtag(probe: string, etag: string): Promise<void> {
+    if ((await this.objects.put(probe, Buffer.from("4"), { ifMatch: etag })) !== PRECONDITION_FAILED) return;
+    this.objects.bareIfMatch = true;
+    if ((await this.objects.put(probe, Buffer.from("5"), { ifMatch: etag })) !== PRECONDITION_FAILED) return;
+    this.objects.bareIfMatch = false;
+    throw new StoreError(
+      `${this.location}: the service refuses If-Match even on the ETag it just gave (${etag}, quoted or not) for ` +
+        `${this.objects.url(probe)}, so no record or lock could be replaced. Use a service with conditional ` +
+        `writes (see docs/device-farms.md), or run in mode "replay" against it, which writes nothing.`,
+    );
   }
 
   async read(key: string, options: ReadOptions = {}): Promise<Buffer | null> {

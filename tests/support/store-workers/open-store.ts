@@ -1,7 +1,8 @@
 /**
  * The store a worker opens from its first argument: a storage folder (a FileStore), or
- * `s3://<bucket>/<prefix>?endpoint=<url>` (an S3 store on the test service of tests/support/s3-replica.ts).
- * One spec names one store in every process, so the contract tests run the same workers on both.
+ * `s3://<bucket>/<prefix>?endpoint=<url>` (an S3 store on the test service of tests/support/s3-replica.ts),
+ * with `&service=ceph` on Ceph's gateway (tests/support/ceph-rgw.ts), which gets the SDK's default client.
+ * One spec names one store in every process, so the contract tests run the same workers on each.
  */
 import { createHash } from "node:crypto";
 import os from "node:os";
@@ -10,11 +11,15 @@ import { S3Client } from "@aws-sdk/client-s3";
 import { FileStore } from "../../../src/core/store/file-store.js";
 import { s3Store } from "../../../src/core/store/s3-store.js";
 import type { Store } from "../../../src/core/store/store.js";
+import { cephClientConfig } from "../ceph-rgw.js";
 import { testClientConfig } from "../s3-replica.js";
 
+/** Which test service an S3 spec names: the replica in front of s3rver, or Ceph's gateway. */
+export type S3Service = "replica" | "ceph";
+
 /** The spec of an S3 store on the test service at `endpoint`. */
-export function s3Spec(endpoint: string, bucket: string, prefix: string): string {
-  return `s3://${bucket}/${prefix}?endpoint=${encodeURIComponent(endpoint)}`;
+export function s3Spec(endpoint: string, bucket: string, prefix: string, service: S3Service = "replica"): string {
+  return `s3://${bucket}/${prefix}?endpoint=${encodeURIComponent(endpoint)}${service === "ceph" ? "&service=ceph" : ""}`;
 }
 
 export function openStore(spec: string): Store {
@@ -24,7 +29,9 @@ export function openStore(spec: string): Store {
   return s3Store({
     bucket: url.hostname,
     prefix: url.pathname.replace(/^\/|\/$/g, ""),
-    client: new S3Client(testClientConfig(endpoint)),
+    client: new S3Client(
+      url.searchParams.get("service") === "ceph" ? cephClientConfig(endpoint) : testClientConfig(endpoint),
+    ),
   });
 }
 
