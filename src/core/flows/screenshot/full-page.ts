@@ -11,7 +11,7 @@ import { toAiImage } from "../../run/call.js";
 import type { NewValue, StoredKind } from "../../run/lifecycle.js";
 import type { BaselineRecord } from "../../store/records.js";
 import type { ScreenshotParams } from "./input.js";
-import { checkVarying, refuseBlank, type BaselinePlace } from "./judge.js";
+import { baselineFields, checkVarying, refuseBlank, type BaselinePlace } from "./judge.js";
 import { capturePage, describePage, type CapturedPage } from "./page-capture.js";
 import { comparePage, pageMasks } from "./page-check.js";
 import { reportMismatch, type PixelMismatch, type ScreenshotDone, type StoredBaseline } from "./pixel-check.js";
@@ -108,13 +108,7 @@ async function learnPage(
   const varying = checkVarying(call, answer.varying ?? [], { model: answer.model, kind: "judge", size });
   return {
     fields: {
-      kind: "baseline",
-      name: params.name,
-      device: call.device,
-      prompt: params.prompt,
-      varying,
-      model: answer.model,
-      reason: answer.reason,
+      ...baselineFields(call, params, { varying, model: answer.model, reason: answer.reason }),
       fullPage: fullPageField(page),
     },
     image: page.png,
@@ -183,13 +177,7 @@ async function healPage(
     : stored.record.varying;
   return {
     fields: {
-      kind: "baseline",
-      name: params.name,
-      device: call.device,
-      prompt: params.prompt,
-      varying,
-      model: answer.model,
-      reason: answer.reason,
+      ...baselineFields(call, params, { varying, model: answer.model, reason: answer.reason }),
       fullPage: { screens: mismatch.pageScreens ?? stored.record.fullPage?.screens ?? 1, height: size.height },
     },
     image: shot.png,

@@ -67,7 +67,7 @@ export async function learnBaseline(
   const varying = checkVarying(call, answer.varying ?? [], { model: answer.model, kind: "judge" });
   const judged = `judged against ${references.length} other device${references.length === 1 ? "" : "s"}`;
   return {
-    fields: baselineFields(call, params, varying, answer),
+    fields: baselineFields(call, params, { varying, model: answer.model, reason: answer.reason }),
     image: shot.png,
     done: { outcome: "stored", result: { diffPixels: 0 }, detail: `${key}.json ${judged}` },
   };
@@ -120,7 +120,7 @@ export async function healBaseline(
     ? checkVarying(call, answer.varying, { model: answer.model, kind: "compare" })
     : stored.record.varying;
   return {
-    fields: baselineFields(call, params, varying, answer),
+    fields: baselineFields(call, params, { varying, model: answer.model, reason: answer.reason }),
     image: shot.png,
     done: {
       outcome: "healed",
@@ -134,14 +134,13 @@ function subjectOf(call: Call, params: ScreenshotParams): string {
   return `toMatchScreenshot "${params.name}" on ${call.deviceSlug}`;
 }
 
-/** The fields of a baseline the model judged or healed on this call's screen. */
-function baselineFields(
+/** The fields of a new baseline value on this call's device: what was judged, healed or updated. */
+export function baselineFields(
   call: Call,
   params: ScreenshotParams,
-  varying: Rect[],
-  answer: { model: string; reason: string },
+  value: { varying: Rect[]; model: string; reason: string },
 ) {
-  const { model, reason } = answer;
+  const { varying, model, reason } = value;
   return {
     kind: "baseline" as const,
     name: params.name,

@@ -10,9 +10,10 @@ import { systemBarMasks } from "../../pixels/masks.js";
 import type { Call } from "../../run/call.js";
 import type { Use } from "../../run/lifecycle.js";
 import type { BaselineRecord } from "../../store/records.js";
-import { allowedDiffPixels, describeAllowance, type ScreenshotParams } from "./input.js";
+import { describeAllowance, type ScreenshotParams } from "./input.js";
 import { describePage, type CapturedPage } from "./page-capture.js";
 import {
+  allowedFor,
   matchedDone,
   type Baseline,
   type PixelMismatch,
@@ -40,12 +41,6 @@ export function pageMasks(
   ];
 }
 
-/** How many pixels of each screen of a page may differ: the allowance of one screen. */
-export function allowedPerScreen(stored: StoredBaseline, params: ScreenshotParams): number {
-  const { width, height } = stored.record.device.screen;
-  return allowedDiffPixels(width * height, params);
-}
-
 /**
  * Compare `page` with the stored page, screen by screen: each screen's rows (those it showed
  * first; the header goes with the first, the footer with the last) may differ by one screen's
@@ -57,7 +52,8 @@ export async function comparePage(
   page: CapturedPage,
   params: ScreenshotParams,
 ): Promise<Use<ScreenshotDone, PixelMismatch>> {
-  const allowed = allowedPerScreen(stored, params);
+  // Each screen of a page may differ by one screen's allowance.
+  const allowed = allowedFor(stored, params);
   if (page.png.equals(stored.image)) return { done: matchedDone(0, allowed) };
   const raw = await decode(stored.image);
   const baseline: Baseline = {

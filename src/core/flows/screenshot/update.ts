@@ -9,7 +9,7 @@ import type { Call } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
 import type { BaselineRecord } from "../../store/records.js";
 import type { ScreenshotParams } from "./input.js";
-import { refuseBlank } from "./judge.js";
+import { baselineFields, refuseBlank } from "./judge.js";
 import { reportMismatch, type PixelMismatch, type ScreenshotDone, type StoredBaseline } from "./pixel-check.js";
 
 /** The `model` of a baseline mode `update` stored: no model judged it, a person reviews it. */
@@ -34,15 +34,11 @@ export async function updateBaseline(
   await refuseBlank(call, shot, [...systemBarMasks(call.device), ...params.mask], params);
   const { varying } = stored.record;
   return {
-    fields: {
-      kind: "baseline",
-      name: params.name,
-      device: call.device,
-      prompt: params.prompt,
+    fields: baselineFields(call, params, {
       varying,
       model: UPDATE_MODEL,
       reason: `mode "update" replaced the baseline, which differed (${text}); no model was asked`,
-    },
+    }),
     image: shot.png,
     done: { outcome: "updated", result: { diffPixels }, detail: text },
   };
