@@ -234,7 +234,8 @@ describe.each(KINDS)("review of a $name", (kind) => {
     expect(await kind.run(moved)).toBe(kind.used);
   });
 
-  test("a reverted heal is restored, remembered, and refused on the next run without a model call", async () => {
+  /** Learn the value on one screen, then heal it on a moved one. */
+  async function learnThenHeal() {
     const device = new FakeDevice(cartScene());
     setup(device);
     await kind.run(device);
@@ -242,7 +243,11 @@ describe.each(KINDS)("review of a $name", (kind) => {
     const moved = new FakeDevice(cartScene(1));
     channel.script.locate = locateOnDevice(moved);
     await kind.run(moved, { autoHeal: true });
-    const healed = await storedRecord(kind);
+    return { device, moved, learned, healed: await storedRecord(kind) };
+  }
+
+  test("a reverted heal is restored, remembered, and refused on the next run without a model call", async () => {
+    const { device, moved, learned, healed } = await learnThenHeal();
 
     const store = new FileStore(storageDir);
     const change = await revertValue(store, learned.key, by, healed.record.imageSha256);
@@ -275,14 +280,7 @@ describe.each(KINDS)("review of a $name", (kind) => {
   });
 
   test("a revert restores the previous value alone: an optional field only the heal set is dropped", async () => {
-    const device = new FakeDevice(cartScene());
-    setup(device);
-    await kind.run(device);
-    const learned = await storedRecord(kind);
-    const moved = new FakeDevice(cartScene(1));
-    channel.script.locate = locateOnDevice(moved);
-    await kind.run(moved, { autoHeal: true });
-    const healed = await storedRecord(kind);
+    const { learned, healed } = await learnThenHeal();
     // What a heal may add that the learned value lacked: a tap's element at the new point, a
     // baseline's prompt masks located on the healed screen.
     const extra =
