@@ -91,8 +91,11 @@ test("the report is self-contained: it lives in --out with its images copied bes
   }
   expect(await browser!.getTitle()).toBe("tapshot report");
   // Every image opens full size: each is wrapped in a link to its own file.
+  // (the slider's two images are the same files again, over one frame).
   const links = await browser!.$$("[data-testid=full-size]");
-  expect(links.length).toBe(sources.length);
+  const sliders: number = await browser!.$$("[data-testid=compare]").length;
+  expect(sliders).toBeGreaterThan(1);
+  expect(links.length).toBe(sources.length - 2 * sliders);
   for (const link of links) expect(await link.getAttribute("href")).toBe(await link.$("img").getAttribute("src"));
 });
 
@@ -141,19 +144,31 @@ test("heals show before and after side by side", async () => {
   expect(Math.abs(after.y - before.y)).toBeLessThan(2);
   const baseline = `[data-testid="heal"][data-kind="baseline"][data-subject="checkout-page"]`;
   await expect(browser!.$(baseline).isDisplayed()).resolves.toBe(true);
-  await expect(imagesLoaded(`[data-testid="heal"]`)).resolves.toEqual({ count: 4, loaded: 4 });
+  // The baseline heal: before | after side by side, and the slider over both (the same two files).
+  const [beforeShot, afterShot] = [
+    await browser!.$(`${baseline} [data-testid="before"] img`).getLocation(),
+    await browser!.$(`${baseline} [data-testid="after"] img`).getLocation(),
+  ];
+  expect(afterShot.x).toBeGreaterThan(beforeShot.x);
+  expect(Math.abs(afterShot.y - beforeShot.y)).toBeLessThan(2);
+  await expect(browser!.$(`${baseline} [data-testid="slider"]`).isDisplayed()).resolves.toBe(true);
+  await expect(browser!.$$(`[data-testid="heal"] .arrow`)).resolves.toHaveLength(0);
+  await expect(imagesLoaded(`[data-testid="heal"]`)).resolves.toEqual({ count: 6, loaded: 6 });
 });
 
 test("failures of the last run show their artifacts: the screenshot's diff, the tap's crops", async () => {
   const screenshot = browser!.$(`[data-testid="failure"][data-api="toMatchScreenshot"][data-subject="confirmation"]`);
-  const labels = await screenshot.$$(`[data-testid="artifact"]`).map((a) => a.getAttribute("data-label"));
+  const labels = await screenshot.$$(`figure[data-label]`).map((a) => a.getAttribute("data-label"));
   expect(labels).toEqual(["expected", "actual", "diff", "composite"]);
+  // Expected / actual / diff side by side on one row, then the slider.
+  const tops = await screenshot.$$(`figure[data-label] img`).map(async (img) => (await img.getLocation()).y);
+  expect(new Set(tops.slice(0, 3).map(Math.round)).size).toBe(1);
   await expect(screenshot.getText()).resolves.toContain("1.9% of pixels differ");
   const tap = browser!.$(`[data-testid="failure"][data-api="tap"][data-subject="the add to cart button"]`);
   const tapLabels = await tap.$$(`[data-testid="artifact"]`).map((a) => a.getAttribute("data-label"));
   expect(tapLabels).toEqual(["expected-crop", "actual-crop", "screenshot"]);
   await expect(tap.getText()).resolves.toMatch(/never matched the screen/);
-  await expect(imagesLoaded(`[data-testid="failure"]`)).resolves.toEqual({ count: 7, loaded: 7 });
+  await expect(imagesLoaded(`[data-testid="failure"]`)).resolves.toEqual({ count: 9, loaded: 9 });
 });
 
 test("the last run's calls and the invalid record are listed", async () => {

@@ -41,10 +41,10 @@ figcaption { font-size: 12px; color: var(--muted); margin-top: 4px; }
 .screen img { width: 120px; }
 .artifact img { max-height: 260px; max-width: 400px; width: auto; }
 .crop img { max-width: 240px; min-width: 48px; }
-.point { position: absolute; width: 14px; height: 14px; margin: -7px 0 0 -7px; border-radius: 50%;
-  border: 2px solid #fff; background: var(--mark); box-shadow: 0 0 0 2px var(--mark); }
+/* A hollow ring: the label under the point stays readable. */
+.point { position: absolute; width: 22px; height: 22px; margin: -11px 0 0 -11px; border-radius: 50%;
+  border: 2px solid var(--mark); background: transparent; box-shadow: 0 0 0 1px #fff, inset 0 0 0 1px #fff; }
 .varying { position: absolute; border: 1px dashed var(--accent); background: rgba(59, 91, 219, 0.15); }
-.arrow { align-self: center; color: var(--muted); font-size: 20px; padding: 0 4px; }
 table { border-collapse: collapse; background: var(--panel); border: 1px solid var(--line); border-radius: 10px; }
 th, td { text-align: left; vertical-align: top; padding: 8px 12px; border-bottom: 1px solid var(--line); }
 th { font-size: 12px; color: var(--muted); font-weight: 600; background: #fafbfc; }

@@ -66,7 +66,8 @@ export interface ReportView {
   totals: RunTotals;
 }
 
-function overlay(box: Box, frame: Box | { width: number; height: number }, x0 = 0, y0 = 0): Overlay {
+/** `box` inside `frame` (offset by `x0`, `y0`), in percent. */
+export function overlay(box: Box, frame: Box | { width: number; height: number }, x0 = 0, y0 = 0): Overlay {
   const pct = (v: number, of: number) => Math.round((v / of) * 10_000) / 100;
   return {
     left: pct(box.x - x0, frame.width),
