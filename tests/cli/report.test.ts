@@ -131,6 +131,14 @@ test("a tap renders with its crop and the point marked on it", async () => {
   expect(Math.abs(markAt.y + markSize.height / 2 - (imgAt.y + crop.height / 2))).toBeLessThan(3);
   expect(await browser!.$$(`[data-testid="tap"]`)).toHaveLength(4);
   await expect(imagesLoaded(`[data-testid="tap"]`)).resolves.toEqual({ count: 4, loaded: 4 });
+  // Beside the crop, the whole screen: the ring is centred on the point (180, 548) of the 360x720 screen.
+  const svg = await card.$(`[data-testid="tap-screen"] svg`);
+  const [svgAt, svgSize] = [await svg.getLocation(), await svg.getSize()];
+  const ring = await card.$(`[data-testid="tap-ring"]`);
+  const [ringAt, ringSize] = [await ring.getLocation(), await ring.getSize()];
+  expect(svgAt.x).toBeGreaterThan(imgAt.x);
+  expect(Math.abs(ringAt.x + ringSize.width / 2 - svgAt.x - (180 / 360) * svgSize.width)).toBeLessThan(2);
+  expect(Math.abs(ringAt.y + ringSize.height / 2 - svgAt.y - (548 / 720) * svgSize.height)).toBeLessThan(2);
 });
 
 test("heals show before and after side by side", async () => {

@@ -53,7 +53,8 @@ th { font-size: 12px; color: var(--muted); font-weight: 600; background: #fafbfc
 .calls td { font-size: 13px; }
 .cost th { width: 320px; }
 .calls td.detail { color: var(--muted); max-width: 560px; }
-.tap { width: 300px; }
+.tap { width: 420px; }
+.tap figure.crop { max-width: 250px; }
 .tap .prompt { font-weight: 600; }
 .invalid li { margin-bottom: 4px; }
 .empty-note { color: var(--muted); }

@@ -30,6 +30,7 @@ export function tapOnScreen(record: Placed, cropUrl: string | undefined, subject
 }
 
 export const TAP_SCREEN_STYLE = `
+figure.tap-screen { width: min-content; }
 .tap-screen svg { display: block; width: 120px; height: auto; border-radius: 6px; }
 .tap-screen .frame { fill: #f0f2f5; stroke: var(--line); stroke-width: 2; }
 .tap-screen .box { fill: none; stroke: var(--accent); stroke-width: 1.5; stroke-dasharray: 4 2; }
