@@ -113,6 +113,14 @@ test("baselines render in a grid per platform, one cell per device", async () =>
   const missing = browser!.$(`[data-testid="baseline-missing"][data-name="checkout-page"][data-device="${GALAXY}"]`);
   await expect(missing.getText()).resolves.toBe("not stored");
   await expect(imagesLoaded(`[data-testid="baseline"]`)).resolves.toEqual({ count: 5, loaded: 5 });
+  // Each cell shows the prompt it was judged against, its varying boxes and its prompt masks, drawn where they are.
+  const cart = browser!.$(`[data-testid="baseline"][data-name="cart-page"][data-device="${PIXEL}"]`);
+  await expect(cart.$(`[data-testid="prompt"]`).getText()).resolves.toBe("judged against: the cart page");
+  const [clock, shot] = [await cart.$(`[data-testid="varying"]`), await cart.$("img")];
+  expect((await clock.getSize()).width).toBeCloseTo((await shot.getSize()).width, 0);
+  expect((await clock.getLocation()).y).toBeCloseTo((await shot.getLocation()).y, 0);
+  const healed = browser!.$(`[data-testid="baseline"][data-name="checkout-page"][data-device="${PIXEL}"]`);
+  await expect(healed.$(`[data-testid="prompt-mask"]`).getAttribute("title")).resolves.toBe("masked: the promo banner");
 });
 
 test("a tap renders with its crop and the point marked on it", async () => {

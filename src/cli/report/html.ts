@@ -111,10 +111,17 @@ function baselineCell(view: BaselineView | undefined, device: string, name: stri
   if (!view)
     return `<td class="empty" data-testid="baseline-missing" data-name="${esc(name)}" data-device="${esc(device)}">not stored</td>`;
   const { entry } = view;
-  const overlays = boxOverlays(view.varying, "varying");
+  const masks = view.promptMasks;
+  const overlays =
+    boxOverlays(view.varying, "varying") +
+    boxOverlays(
+      masks.map((m) => m.box),
+      "prompt-mask",
+      masks.map((m) => `masked: ${m.prompt}`),
+    );
   return `<td data-testid="baseline" data-name="${esc(name)}" data-device="${esc(device)}">
   <figure><span class="screen">${img(view.image, `${name} on ${device}`, overlays)}</span>
-  <figcaption>stored ${when(entry.record.storedAt, now)} · used ${when(entry.lastUsed, now)}${entry.healedAt ? ` · ${badge("healed")}` : ""}${pending(entry.record)}</figcaption></figure>
+  <figcaption><span data-testid="prompt">judged against: ${esc(entry.record.prompt)}</span><br>stored ${when(entry.record.storedAt, now)} · used ${when(entry.lastUsed, now)}${entry.healedAt ? ` · ${badge("healed")}` : ""}${pending(entry.record)}</figcaption></figure>
 </td>`;
 }
 

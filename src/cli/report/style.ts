@@ -49,6 +49,7 @@ table { border-collapse: collapse; background: var(--panel); border: 1px solid v
 th, td { text-align: left; vertical-align: top; padding: 8px 12px; border-bottom: 1px solid var(--line); }
 th { font-size: 12px; color: var(--muted); font-weight: 600; background: #fafbfc; }
 .grid td.name { font-weight: 600; white-space: nowrap; }
+.grid figure { max-width: 200px; }
 .grid td.empty { color: var(--muted); font-size: 12px; text-align: center; vertical-align: middle; }
 .calls td { font-size: 13px; }
 .cost th { width: 320px; }
