@@ -10,7 +10,7 @@ import type { Store } from "../../core/store/store.js";
 import { lastRun, readRuns, type Run, type RunEntry } from "../runs.js";
 import { acceptFailure, artifactFile, failuresOf, type FailureDecision } from "./accept-failed.js";
 import { withKeyLock, type ReviewBy } from "./actions.js";
-import { changeFingerprint } from "./fingerprint.js";
+import type { Fingerprinter } from "./fingerprint.js";
 
 /** The images a failure may show, by kind (the labels the flows report them under). */
 export const FAILURE_IMAGES = {
@@ -47,10 +47,15 @@ async function settled(store: Store, failure: ReviewFailure): Promise<boolean> {
 }
 
 /**
- * The failures of the last test run under `resultsDir` that are not settled in `store` yet, each with
+ * The failures of the last test run under `resultsDir` that are not settled in `store` yet (baselines'
+ * with their change's fingerprint when `fingerprint` is given), each with
  * its store key (entries of an SDK before keys were recorded are left out: nothing says which value failed).
  */
-export async function lastFailures(resultsDir: string, store: Store): Promise<ReviewFailure[]> {
+export async function lastFailures(
+  resultsDir: string,
+  store: Store,
+  { fingerprint }: { fingerprint?: Fingerprinter } = {},
+): Promise<ReviewFailure[]> {
   const runs = lastRun(await readRuns(resultsDir));
   const { baselines, taps } = failuresOf(runs);
   const tapFailures = new Map<string, { run: Run; entry: RunEntry & { key: string } }>();
@@ -70,11 +75,11 @@ export async function lastFailures(resultsDir: string, store: Store): Promise<Re
       for (const label of FAILURE_IMAGES[kind]) if (await artifactFile(run, entry, label)) images.push(label);
       const failure: ReviewFailure = { id: `${run.id}:${run.entries.indexOf(entry)}`, kind, run, entry, images };
       if (await settled(store, failure)) continue;
-      if (kind === "baseline" && images.includes("expected") && images.includes("actual")) {
+      if (fingerprint && kind === "baseline" && images.includes("expected") && images.includes("actual")) {
         const [expected, actual] = await Promise.all(
           ["expected", "actual"].map(async (label) => fs.readFile((await artifactFile(run, entry, label))!)),
         );
-        failure.fingerprint = await changeFingerprint(expected!, actual!).catch(() => undefined);
+        failure.fingerprint = await fingerprint(expected!, actual!).catch(() => undefined);
       }
       found.push(failure);
     }

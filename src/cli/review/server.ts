@@ -18,7 +18,7 @@ import { decideAll, locate } from "./decide.js";
 import type { ReviewBy } from "./actions.js";
 import { renderReviewPage } from "./page.js";
 import { decideFailure, FAILURE_IMAGES, lastFailures, type ReviewFailure } from "./failures.js";
-import { changeFingerprint } from "./fingerprint.js";
+import { rememberedFingerprints, type Fingerprinter } from "./fingerprint.js";
 import { promises as fs } from "node:fs";
 import { artifactFile } from "./accept-failed.js";
 import { pendingValues, type PendingValue } from "./pending.js";
@@ -126,7 +126,11 @@ async function imageOf(store: Store, value: PendingValue, file: string): Promise
 }
 
 /** The fingerprints of the pending baseline heals' changes, by key (fingerprint.ts). */
-async function fingerprintsOf(store: Store, values: PendingValue[]): Promise<Map<string, string>> {
+async function fingerprintsOf(
+  store: Store,
+  values: PendingValue[],
+  fingerprint: Fingerprinter,
+): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   for (const { entry, change } of values) {
     if (entry.kind !== "baseline" || change !== "heal") continue;
@@ -134,7 +138,7 @@ async function fingerprintsOf(store: Store, values: PendingValue[]): Promise<Map
       store.read(`${entry.key}.previous.png`),
       store.read(`${entry.key}.png`),
     ]);
-    const print = before && after ? await changeFingerprint(before, after).catch(() => undefined) : undefined;
+    const print = before && after ? await fingerprint(before, after) : undefined;
     if (print) found.set(entry.key, print);
   }
   return found;
@@ -143,6 +147,7 @@ async function fingerprintsOf(store: Store, values: PendingValue[]): Promise<Map
 /** Start the server on 127.0.0.1 at a random port. */
 export async function startReviewServer(options: ReviewServerOptions): Promise<ReviewServer> {
   const token = randomBytes(24).toString("hex");
+  const fingerprint = rememberedFingerprints();
   let host = "";
   const imageUrl = (key: string, file: string) =>
     `/image?key=${encodeURIComponent(key)}&file=${encodeURIComponent(file)}&token=${token}`;
@@ -157,14 +162,18 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
       return send(res, 403, "text/plain", "Missing or wrong token: open the URL tapshot review printed.\n");
     }
     const pending = () => options.readModel().then((model) => ({ model, values: pendingValues(model) }));
-    const failures = () => (options.results ? lastFailures(options.results, options.store) : Promise.resolve([]));
+    // Only the page shows fingerprints; an image or a decision needs just which failures there are.
+    const failures = (withPrints = false) =>
+      options.results
+        ? lastFailures(options.results, options.store, withPrints ? { fingerprint } : {})
+        : Promise.resolve([]);
     if (req.method === "GET" && url.pathname === "/") {
       const { model, values } = await pending();
       const nonce = randomBytes(16).toString("base64");
       const page = renderReviewPage({
         values,
-        failures: await failures(),
-        fingerprints: await fingerprintsOf(options.store, values),
+        failures: await failures(true),
+        fingerprints: await fingerprintsOf(options.store, values, fingerprint),
         storage: model.root,
         token,
         nonce,
