@@ -99,6 +99,10 @@ test("pending values are grouped by name across devices, with their images and t
   const shot = path.join(REPO, "tapshot-results", "test-artifacts", "review.png");
   await browser!.saveScreenshot(shot);
   if (process.env.TAPSHOT_UPDATE_DOCS === "1") await fs.copyFile(shot, path.join(REPO, "docs", "review.png"));
+  // The whole page too, for a person to look at.
+  await browser!.saveScreenshot(path.join(REPO, "tapshot-results", "test-artifacts", "review-full.png"), {
+    fullPage: true,
+  });
 });
 
 test("every image opens full size, each card shows its prompt, and no files-changed list before a decision", async () => {
@@ -170,6 +174,11 @@ test("heals side by side with a slider, boxes and prompt masks drawn, taps on th
   const scale = svgSize.width / record.device.screen.width;
   const box = await tap.$("[data-testid=tap-box]");
   expect(Math.abs((await box.getLocation()).y - svgAt.y - record.box.y * scale)).toBeLessThan(2);
+  // The heal's previous place is drawn too, so the move shows.
+  const beforeRing = await tap.$("[data-testid=tap-before] circle");
+  const beforeAt = await beforeRing.getLocation();
+  const beforeSize = await beforeRing.getSize();
+  expect(Math.abs(beforeAt.y + beforeSize.height / 2 - svgAt.y - record.previous!.point.y * scale)).toBeLessThan(2);
   const ring = await tap.$("[data-testid=tap-ring]");
   const [ringAt, ringSize] = [await ring.getLocation(), await ring.getSize()];
   expect(Math.abs(ringAt.x + ringSize.width / 2 - svgAt.x - record.point.x * scale)).toBeLessThan(2);

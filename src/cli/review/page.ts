@@ -75,7 +75,7 @@ function tapFigures(r: TapRecord, change: PendingValue["change"], src: (file: st
     );
   }
   figures.push(figure("new", image(src("png"), "new crop", pointIn(r.point, r.crop)), "tap"));
-  figures.push(tapOnScreen(r, src("png"), subject));
+  figures.push(tapOnScreen(r, src("png"), subject, change === "heal" ? r.previous : undefined));
   if (r.scroll) figures.push(swipesNote(r.scroll));
   return `<div class="figures">${figures.join("")}</div>`;
 }
