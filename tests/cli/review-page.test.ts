@@ -55,6 +55,35 @@ function get(pathAndQuery: string, host: string): Promise<number> {
   });
 }
 
+/** The page's CSP header and body. */
+function page(): Promise<{ csp: string; body: string }> {
+  const url = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    http
+      .get(
+        { host: "127.0.0.1", port: server.port, path: `${url.pathname}${url.search}`, headers: { host: url.host } },
+        (res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => (body += chunk));
+          res.on("end", () => resolve({ csp: String(res.headers["content-security-policy"]), body }));
+        },
+      )
+      .on("error", reject);
+  });
+}
+
+test("the page's one script runs under a fresh CSP nonce per page; no inline script without it", async () => {
+  const [first, second] = [await page(), await page()];
+  const nonce = /script-src 'nonce-([A-Za-z0-9+/=]+)';/.exec(first.csp)?.[1];
+  expect(nonce).toBeDefined();
+  expect(first.csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+  expect([...first.body.matchAll(/<script( nonce="([^"]+)")?>/g)].map((m) => m[2])).toEqual([nonce]);
+  expect(second.csp).not.toContain(nonce);
+  // Chromium runs it under that policy: the page's keyboard queue is live (the first card is current).
+  expect(await browser!.$$(".value.current").length).toBe(1);
+});
+
 const card = (key: string) => browser!.$(`[data-testid=value][data-key="${key}"]`);
 
 test("the server listens on loopback and refuses other Host headers and missing or wrong tokens", async () => {

@@ -87,6 +87,7 @@ function healCard(view: TapView | BaselineView, now: number): string {
     figures = `<div class="figures">
     <figure class="crop" data-testid="heal-before">${before}<figcaption>before · (${rec.previous!.point.x}, ${rec.previous!.point.y})</figcaption></figure>
     <figure class="crop" data-testid="heal-after">${after}<figcaption>after · (${rec.point.x}, ${rec.point.y})</figcaption></figure>
+    ${tapOnScreen(rec, tap.crop, entry.subject, rec.previous)}
   </div>`;
   } else {
     const base = view as BaselineView;
