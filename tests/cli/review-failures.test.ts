@@ -158,6 +158,19 @@ test("the same change on two phones is one group, another change its own; the ta
   expect(
     await browser!.execute((el) => (el as HTMLImageElement).naturalWidth, await tap.$("[data-testid=screenshot] img")),
   ).toBe(360);
+  // Over the run's whole screen, the stored tap's box and point, where the record has them.
+  const tapKey = (await tap.getAttribute("data-key"))!;
+  const record = (await readRecord(store, tapKey, TapRecordSchema))!.record;
+  const screen = await tap.$("[data-testid=screenshot] img");
+  const [at, size] = [await screen.getLocation(), await screen.getSize()];
+  const scale = size.width / record.device.screen.width;
+  const box = await tap.$("[data-testid=stored-box]");
+  expect(Math.abs((await box.getLocation()).y - at.y - record.box.y * scale)).toBeLessThan(2);
+  const ring = await tap.$("[data-testid=screenshot] [data-testid=tap-point]");
+  const [ringAt, ringSize] = [await ring.getLocation(), await ring.getSize()];
+  expect(Math.abs(ringAt.x + ringSize.width / 2 - at.x - record.point.x * scale)).toBeLessThan(2);
+  expect(Math.abs(ringAt.y + ringSize.height / 2 - at.y - record.point.y * scale)).toBeLessThan(2);
+
   // The docs' picture: the top of the page, failures first.
   await browser!.setWindowSize(1280, 1100);
   await fs.mkdir(path.join(REPO, "tapshot-results", "test-artifacts"), { recursive: true });

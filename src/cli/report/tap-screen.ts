@@ -47,6 +47,7 @@ figure.tap-screen { width: min-content; }
 .tap-screen svg { display: block; width: 120px; height: auto; border-radius: 6px; }
 .tap-screen .frame { fill: #f0f2f5; stroke: var(--line); stroke-width: 2; }
 .tap-screen .box { fill: none; stroke: var(--accent); stroke-width: 1.5; stroke-dasharray: 4 2; }
+.shot .tap-box { position: absolute; border: 1.5px dashed var(--accent); }
 .tap-screen .before { fill: none; stroke: var(--muted); stroke-width: 1.5; stroke-dasharray: 3 3; }
 .tap-screen .ring { fill: none; stroke: var(--mark); stroke-width: 2; }
 `;

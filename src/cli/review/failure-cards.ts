@@ -4,12 +4,25 @@
  * two crops, with "Forget (learn again next run)". Failures of one name whose change has the same
  * fingerprint (fingerprint.ts) on several devices form one group, accepted with one click.
  */
-import { compareFigures, fullSize } from "../report/compare.js";
+import { compareFigures, fullSize, pct } from "../report/compare.js";
+import { overlay } from "../report/view.js";
 import { esc } from "../report/escape.js";
 import type { ReviewFailure } from "./failures.js";
 
 /** What the page needs of a failure: the failure, and the URL of its image `label`. */
 export type FailureImageUrl = (failure: ReviewFailure, label: string) => string;
+
+/** The stored tap's box and point over the run's screenshot of the whole screen (a hollow ring: the element shows). */
+function storedPlace({ tap }: ReviewFailure): string {
+  if (!tap) return "";
+  const { screen } = tap.device;
+  const box = overlay(tap.box, screen);
+  const point = overlay({ ...tap.point, width: 0, height: 0 }, screen);
+  return (
+    `<span class="tap-box" style="${pct(box)}" data-testid="stored-box"></span>` +
+    `<span class="point" style="left:${point.left}%;top:${point.top}%" data-testid="tap-point" title="stored point (${tap.point.x}, ${tap.point.y})"></span>`
+  );
+}
 
 function failureCard(failure: ReviewFailure, url: FailureImageUrl): string {
   const { entry, kind } = failure;
@@ -31,7 +44,7 @@ function failureCard(failure: ReviewFailure, url: FailureImageUrl): string {
     figures = `<div class="figures">${shown
       .map(
         (label) =>
-          `<figure class="${label === "screenshot" ? "screen" : "crop"}" data-testid="${label}">${fullSize(url(failure, label), `${subject}: ${label}`)}<figcaption>${esc(label === "screenshot" ? "the screen (stored crop outlined)" : label)}</figcaption></figure>`,
+          `<figure class="${label === "screenshot" ? "screen" : "crop"}" data-testid="${label}">${fullSize(url(failure, label), `${subject}: ${label}`, label === "screenshot" ? storedPlace(failure) : "")}<figcaption>${esc(label === "screenshot" ? "the screen: the stored crop outlined, its box dashed, its point ringed" : label)}</figcaption></figure>`,
       )
       .join("")}</div>`;
     button = `<button class="revert" data-testid="forget-failure" data-action="forget">Forget (learn again next run)</button>`;

@@ -5,7 +5,14 @@
  * accepted by the same rules as `accept --failed`; a tap is forgotten, so the next run learns it.
  */
 import { promises as fs } from "node:fs";
-import { BaselineRecordSchema, deleteRecord, readRecord, sha256, TapRecordSchema } from "../../core/store/records.js";
+import {
+  BaselineRecordSchema,
+  deleteRecord,
+  readRecord,
+  sha256,
+  TapRecordSchema,
+  type TapRecord,
+} from "../../core/store/records.js";
 import type { Store } from "../../core/store/store.js";
 import { lastRun, readRuns, type Run, type RunEntry } from "../runs.js";
 import { acceptFailure, artifactFile, failuresOf, type FailureDecision } from "./accept-failed.js";
@@ -29,6 +36,8 @@ export interface ReviewFailure {
   images: string[];
   /** Of the change from expected to actual (baselines only). */
   fingerprint?: string;
+  /** A tap's stored value it failed against: where its box and point are on the screen. */
+  tap?: Pick<TapRecord, "point" | "box" | "crop" | "device">;
 }
 
 /**
@@ -39,6 +48,7 @@ async function settled(store: Store, failure: ReviewFailure): Promise<boolean> {
   const { key, at } = failure.entry;
   if (failure.kind === "tap") {
     const stored = await readRecord(store, key, TapRecordSchema).catch(() => null);
+    if (stored) failure.tap = stored.record;
     return !stored || stored.record.storedAt > at;
   }
   const actual = await artifactFile(failure.run, failure.entry, "actual");
