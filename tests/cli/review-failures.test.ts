@@ -177,6 +177,7 @@ test("the same change on two phones is one group, another change its own; the ta
   const shot = path.join(REPO, "tapshot-results", "test-artifacts", "review-failures.png");
   await browser!.saveScreenshot(shot);
   if (process.env.TAPSHOT_UPDATE_DOCS === "1") await fs.copyFile(shot, path.join(REPO, "docs", "review-failures.png"));
+  await tap.saveScreenshot(path.join(REPO, "tapshot-results", "test-artifacts", "review-failed-tap.png"));
 });
 
 test("expected / actual / diff side by side, each full size; the slider wipes between them from the keyboard", async () => {

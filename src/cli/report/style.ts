@@ -39,6 +39,8 @@ figcaption { font-size: 12px; color: var(--muted); margin-top: 4px; }
   border-radius: 6px; overflow: hidden; background: repeating-conic-gradient(#f0f0f0 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
 .shot img { display: block; max-width: 100%; height: auto; }
 .screen img { width: 120px; }
+/* A caption wraps to its image's width instead of widening the figure. */
+figure.screen > figcaption { width: 0; min-width: 100%; }
 .artifact img { max-height: 260px; max-width: 400px; width: auto; }
 .crop img { max-width: 240px; min-width: 48px; }
 /* A hollow ring: the label under the point stays readable. */
