@@ -8,8 +8,6 @@ import { TAP_SCREEN_STYLE, tapOnScreen } from "./tap-screen.js";
 import { costRows } from "./totals.js";
 import type { BaselineView, CallView, Overlay, ReportView, TapView } from "./view.js";
 
-export { esc };
-
 function when(time: Date | string, now: number): string {
   const iso = new Date(time).toISOString();
   return `<time datetime="${esc(iso)}" title="${esc(iso)}">${esc(age(time, now))}</time>`;

@@ -8,6 +8,7 @@
  */
 import { describeZodError } from "../../core/ground/zod-errors.js";
 import { randomBytes, timingSafeEqual } from "node:crypto";
+import { promises as fs } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
@@ -19,7 +20,6 @@ import type { ReviewBy } from "./actions.js";
 import { renderReviewPage } from "./page.js";
 import { decideFailure, FAILURE_IMAGES, lastFailures, type ReviewFailure } from "./failures.js";
 import { rememberedFingerprints, type Fingerprinter } from "./fingerprint.js";
-import { promises as fs } from "node:fs";
 import { artifactFile } from "./accept-failed.js";
 import { pendingValues, type PendingValue } from "./pending.js";
 
