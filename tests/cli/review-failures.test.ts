@@ -68,7 +68,13 @@ beforeAll(async () => {
   await fs.mkdir(store.root, { recursive: true });
   const devices = PHONES.map((p) => new FakeDevice(shop(p.width, p.height), p));
   const channel = new ScriptedChannel({
-    judge: () => ({ accept: true, varying: [], reason: "scripted: accepts the screen", model: SCRIPTED_MODEL }),
+    // The status bar's clock varies: a box the pages draw over the stored baseline.
+    judge: () => ({
+      accept: true,
+      varying: [{ x: 0, y: 0, width: 360, height: 20 }],
+      reason: "scripted: accepts the screen",
+      model: SCRIPTED_MODEL,
+    }),
     locate: locateOnDevice(devices[0]!),
   });
   // Learn: a baseline on each phone, a tap on the first.
@@ -155,9 +161,11 @@ test("the same change on two phones is one group, another change its own; the ta
   // The tap's failure: its screen with the stored crop outlined, and Forget.
   const tap = await browser!.$("[data-testid=failure][data-kind=tap]");
   expect(await tap.$("[data-testid=forget-failure]").getText()).toBe("Forget (learn again next run)");
-  expect(
-    await browser!.execute((el) => (el as HTMLImageElement).naturalWidth, await tap.$("[data-testid=screenshot] img")),
-  ).toBe(360);
+  // Images load lazily: bring the card into view first.
+  const screenshot = await tap.$("[data-testid=screenshot] img").getElement();
+  await screenshot.scrollIntoView();
+  await browser!.waitUntil(() => browser!.execute((el) => (el as HTMLImageElement).complete, screenshot));
+  expect(await browser!.execute((el) => (el as HTMLImageElement).naturalWidth, screenshot)).toBe(360);
   // Over the run's whole screen, the stored tap's box and point, where the record has them.
   const tapKey = (await tap.getAttribute("data-key"))!;
   const record = (await readRecord(store, tapKey, TapRecordSchema))!.record;
@@ -172,6 +180,7 @@ test("the same change on two phones is one group, another change its own; the ta
   expect(Math.abs(ringAt.y + ringSize.height / 2 - at.y - record.point.y * scale)).toBeLessThan(2);
 
   // The docs' picture: the top of the page, failures first.
+  await browser!.execute(() => window.scrollTo(0, 0));
   await browser!.setWindowSize(1280, 1100);
   await fs.mkdir(path.join(REPO, "tapshot-results", "test-artifacts"), { recursive: true });
   const shot = path.join(REPO, "tapshot-results", "test-artifacts", "review-failures.png");
@@ -190,6 +199,13 @@ test("expected / actual / diff side by side, each full size; the slider wipes be
     tops.push((await link.getLocation()).y);
   }
   expect(new Set(tops).size).toBe(1);
+  // The prompt it was judged against, and its varying box drawn over expected and actual.
+  expect(await card.$("[data-testid=prompt]").getText()).toBe("judged against: the shop");
+  for (const label of ["expected", "actual"]) {
+    const box = await card.$(`[data-testid=${label}] [data-testid=varying]`);
+    expect(await box.isDisplayed()).toBe(true);
+    expect((await box.getLocation()).y).toBe((await card.$(`[data-testid=${label}] img`).getLocation()).y);
+  }
 
   const top = await card.$("[data-testid=compare] img.top");
   expect(await top.isExisting()).toBe(true);

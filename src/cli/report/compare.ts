@@ -5,7 +5,8 @@
  * inline script ({@link COMPARE_SCRIPT}) fetch nothing, so the pages stay self-contained.
  */
 import { esc } from "./escape.js";
-import type { Overlay } from "./view.js";
+import type { BaselineRecord } from "../../core/store/records.js";
+import { overlay, type Overlay } from "./view.js";
 
 /** An overlay's CSS position. */
 export const pct = (o: Overlay) =>
@@ -43,6 +44,23 @@ export interface CompareParts {
 /** An image that opens full size in a new tab (a phone screenshot is far larger than its card). */
 export function fullSize(url: string, alt: string, overlays = ""): string {
   return `<a class="shot" href="${esc(url)}" target="_blank" rel="noopener" data-testid="full-size"><img src="${esc(url)}" alt="${esc(alt)}" loading="lazy">${overlays}</a>`;
+}
+
+/** A baseline's varying boxes (blue) and located prompt masks (orange), to draw over its image. */
+export function baselineBoxes(r: Pick<BaselineRecord, "device" | "varying" | "promptMasks">): string {
+  const screen = r.device.screen;
+  const masks = (r.promptMasks ?? []).flatMap((m) => (m.box ? [{ prompt: m.prompt, box: m.box }] : []));
+  return (
+    boxOverlays(
+      r.varying.map((b) => overlay(b, screen)),
+      "varying",
+    ) +
+    boxOverlays(
+      masks.map((m) => overlay(m.box, screen)),
+      "prompt-mask",
+      masks.map((m) => `masked: ${m.prompt}`),
+    )
+  );
 }
 
 /** The three figures side by side and, when both expected and actual are there, the slider. */

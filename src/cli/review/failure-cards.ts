@@ -4,7 +4,7 @@
  * two crops, with "Forget (learn again next run)". Failures of one name whose change has the same
  * fingerprint (fingerprint.ts) on several devices form one group, accepted with one click.
  */
-import { compareFigures, fullSize, pct } from "../report/compare.js";
+import { baselineBoxes, compareFigures, fullSize, pct } from "../report/compare.js";
 import { overlay } from "../report/view.js";
 import { esc } from "../report/escape.js";
 import type { ReviewFailure } from "./failures.js";
@@ -32,10 +32,11 @@ function failureCard(failure: ReviewFailure, url: FailureImageUrl): string {
   let figures: string;
   let button: string;
   if (kind === "baseline") {
+    const boxes = failure.baseline ? baselineBoxes(failure.baseline) : "";
     figures = compareFigures({
       subject,
-      ...(has("expected") ? { expected: image("expected") } : {}),
-      ...(has("actual") ? { actual: image("actual") } : {}),
+      ...(has("expected") ? { expected: { ...image("expected"), overlays: boxes } } : {}),
+      ...(has("actual") ? { actual: { ...image("actual"), overlays: boxes } } : {}),
       ...(has("diff") ? { diff: image("diff") } : {}),
     });
     button = `<button class="accept" data-testid="accept-failure" data-action="accept">Accept as new baseline</button>`;
@@ -53,6 +54,7 @@ function failureCard(failure: ReviewFailure, url: FailureImageUrl): string {
   <h4>${esc(subject)} · <span class="mono">${esc(entry.device)}</span> · <span class="badge failed">failed</span> <span class="state" data-testid="state"></span></h4>
   <div class="meta">run <span class="mono">${esc(failure.run.id)}</span> · ${esc(entry.at)}${failure.fingerprint ? ` · change <span class="mono">${esc(failure.fingerprint)}</span>` : ""}</div>
   ${entry.detail ? `<pre data-testid="detail">${esc(entry.detail)}</pre>` : ""}
+  ${failure.baseline ? `<div class="meta" data-testid="prompt">judged against: ${esc(failure.baseline.prompt)}</div>` : ""}
   ${figures}
   <div class="figures">${button}</div>
 </article>`;

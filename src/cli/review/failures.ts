@@ -11,6 +11,7 @@ import {
   readRecord,
   sha256,
   TapRecordSchema,
+  type BaselineRecord,
   type TapRecord,
 } from "../../core/store/records.js";
 import type { Store } from "../../core/store/store.js";
@@ -36,6 +37,8 @@ export interface ReviewFailure {
   images: string[];
   /** Of the change from expected to actual (baselines only). */
   fingerprint?: string;
+  /** A baseline's stored value it failed against: its prompt, varying boxes and prompt masks. */
+  baseline?: Pick<BaselineRecord, "prompt" | "device" | "varying" | "promptMasks">;
   /** A tap's stored value it failed against: where its box and point are on the screen. */
   tap?: Pick<TapRecord, "point" | "box" | "crop" | "device">;
 }
@@ -53,6 +56,7 @@ async function settled(store: Store, failure: ReviewFailure): Promise<boolean> {
   }
   const actual = await artifactFile(failure.run, failure.entry, "actual");
   const stored = await readRecord(store, key, BaselineRecordSchema).catch(() => null);
+  if (stored) failure.baseline = stored.record;
   return Boolean(actual && stored && stored.record.imageSha256 === sha256(await fs.readFile(actual)));
 }
 

@@ -5,11 +5,11 @@
  * on the screen), the model's reason, and Accept / Revert per value, per group and per group of the
  * same change (fingerprint.ts). Text is escaped as in the report (esc).
  */
-import { boxOverlays, COMPARE_SCRIPT, COMPARE_STYLE, compareFigures, fullSize } from "../report/compare.js";
+import { baselineBoxes, COMPARE_SCRIPT, COMPARE_STYLE, compareFigures, fullSize } from "../report/compare.js";
 import { esc } from "../report/escape.js";
 import { STYLE } from "../report/style.js";
 import { TAP_SCREEN_STYLE, tapOnScreen } from "../report/tap-screen.js";
-import { overlay, pointIn, type Overlay } from "../report/view.js";
+import { pointIn, type Overlay } from "../report/view.js";
 import type { BaselineRecord, TapRecord } from "../../core/store/records.js";
 import { failuresSection, type FailureImageUrl } from "./failure-cards.js";
 import type { ReviewFailure } from "./failures.js";
@@ -48,25 +48,6 @@ function swipesNote({ direction, swipes, swipe }: NonNullable<TapRecord["scroll"
   return `<div class="meta" data-testid="swipes">crop of the screen after ${swipes} swipe${swipes === 1 ? "" : "s"} ${esc(direction)} from the start (each from (${from.x}, ${from.y}) to (${to.x}, ${to.y}) over ${durationMs} ms)</div>`;
 }
 
-/** A baseline's varying boxes and prompt masks, drawn over its image. */
-function boxesOf(r: BaselineRecord): string {
-  const screen = r.device.screen;
-  const masks = (r.promptMasks ?? []).filter((m): m is { prompt: string; box: NonNullable<typeof m.box> } =>
-    Boolean(m.box),
-  );
-  return (
-    boxOverlays(
-      r.varying.map((b) => overlay(b, screen)),
-      "varying",
-    ) +
-    boxOverlays(
-      masks.map((m) => overlay(m.box, screen)),
-      "prompt-mask",
-      masks.map((m) => `masked: ${m.prompt}`),
-    )
-  );
-}
-
 function tapFigures(r: TapRecord, change: PendingValue["change"], src: (file: string) => string, subject: string) {
   const figures: string[] = [];
   if (change === "heal" && r.previous) {
@@ -86,7 +67,7 @@ function baselineFigures(
   src: (file: string) => string,
   subject: string,
 ) {
-  const boxes = boxesOf(r);
+  const boxes = baselineBoxes(r);
   if (change !== "heal")
     return `<div class="figures">${figure("new", image(src("png"), "new baseline").replace("</a>", `${boxes}</a>`), "baseline")}</div>`;
   return compareFigures({
