@@ -16,7 +16,14 @@ import { lastFailures } from "../../src/cli/review/failures.js";
 import { readStoreModel } from "../../src/cli/model.js";
 import { startReviewServer, type ReviewServer } from "../../src/cli/review/server.js";
 import { FileStore } from "../../src/core/store/file-store.js";
-import { BaselineRecordSchema, readRecord, reviewOf, TapRecordSchema } from "../../src/core/store/records.js";
+import {
+  BaselineRecordSchema,
+  readRecord,
+  replaceRecord,
+  reviewOf,
+  sha256,
+  TapRecordSchema,
+} from "../../src/core/store/records.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { openChromium } from "../support/chromium.js";
 import { FakeDevice, fakeAdapter, fakeDriver, type FakeScene } from "../support/fake-device.js";
@@ -288,10 +295,23 @@ test("one click accepts the group as new baselines; Forget removes the tap; the 
   expect(files).toContain(`${store.location}/${keys[0]}.previous.png`);
   expect(files).toContain(`${store.location}/${tapKey}.json`);
 
-  // Reloaded, only the unsettled failure is left; "a" accepts it from the keyboard, and then nothing is left.
+  // Reloaded, only the unsettled failure is left. Its stored baseline is changed meanwhile (another screen of
+  // the same size stored there): accepting is refused as `accept --failed` refuses it, and nothing is written.
+  const galaxy = (await readRecord(store, keys[2]!, BaselineRecordSchema))!;
+  const other = (await store.read(`screenshots/android/cart/${slug(PHONES[0]!.model)}.png`))!;
+  const changed = { ...galaxy.record, imageSha256: sha256(other) };
+  await replaceRecord(store, keys[2]!, changed, other, galaxy.image);
   await browser!.url(server.url);
   const left = await browser!.$$("[data-testid=failure]").map((c) => c.getAttribute("data-device"));
   expect(left).toEqual([slug(PHONES[2]!.model)]);
+  await browser!.keys("a");
+  await browser!.waitUntil(async () => (await browser!.$("[data-testid=state]").getText()).startsWith("refused"));
+  expect(await browser!.$("[data-testid=state]").getText()).toContain("the stored baseline changed since run");
+  expect((await readRecord(store, keys[2]!, BaselineRecordSchema))!.record).toEqual(changed);
+
+  // Put back, "a" accepts it from the keyboard, and then no failure is left.
+  await replaceRecord(store, keys[2]!, galaxy.record, galaxy.image, galaxy.image);
+  await browser!.url(server.url);
   await browser!.keys("a");
   await browser!.waitUntil(async () => (await browser!.$("[data-testid=state]").getText()) === "accepted");
   expect((await readRecord(store, keys[2]!, BaselineRecordSchema))!.record.model).toBe(ACCEPTED_FAILURE_MODEL);
