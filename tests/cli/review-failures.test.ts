@@ -288,7 +288,12 @@ test("one click accepts the group as new baselines; Forget removes the tap; the 
   );
 
   const tapKey = (await lastFailures(path.join(dir, "results"), store)).find((f) => f.kind === "tap")!.entry.key;
-  await browser!.$("[data-testid=failure][data-kind=tap]").$("[data-testid=forget-failure]").click();
+  // The keyboard: the queue moved on to the next undecided card (the other change); "j" reaches the tap, "f" forgets it.
+  const focused = () => browser!.execute(() => (document.activeElement as HTMLElement | null)?.dataset.kind);
+  expect(await focused()).toBe("baseline");
+  await browser!.keys("j");
+  expect(await focused()).toBe("tap");
+  await browser!.keys("f");
   await browser!.waitUntil(async () => (await browser!.$$("#changes li").length) === 8);
   expect(await readRecord(store, tapKey, TapRecordSchema)).toBeNull();
   const files = await browser!.$$("#changes li").map((li) => li.getText());
