@@ -309,7 +309,7 @@ test("one click accepts the group as new baselines; Forget removes the tap; the 
   await browser!.url(server.url);
   const left = await browser!.$$("[data-testid=failure]").map((c) => c.getAttribute("data-device"));
   expect(left).toEqual([slug(PHONES[2]!.model)]);
-  await browser!.keys("a");
+  await browser!.$("[data-testid=accept-failure]").click();
   await browser!.waitUntil(async () => (await browser!.$("[data-testid=state]").getText()).startsWith("refused"));
   expect(await browser!.$("[data-testid=state]").getText()).toContain("the stored baseline changed since run");
   expect((await readRecord(store, keys[2]!, BaselineRecordSchema))!.record).toEqual(changed);
