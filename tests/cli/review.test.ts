@@ -206,21 +206,26 @@ describe("review", () => {
         env: { ...process.env, NODE_OPTIONS: "", TAPSHOT_STORAGE_DIR: "", TAPSHOT_RESULTS_DIR: "" },
       },
     );
-    let stdout = "";
-    child.stdout.setEncoding("utf8");
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", (chunk: string) => {
-        stdout += chunk;
-        if (stdout.includes("Ctrl-C")) resolve();
-      });
-      child.once("exit", (code) => reject(new Error(`review exited (${code}) before serving: ${stdout}`)));
-    });
-    expect(stdout).toMatch(
-      /^Review pending values and the last run's 1 failure at http:\/\/127\.0\.0\.1:\d+\/\?token=/,
-    );
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    child.kill("SIGINT");
-    expect(await exited).toBe(0);
+    try {
+      let stdout = "";
+      child.stdout.setEncoding("utf8");
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (chunk: string) => {
+          stdout += chunk;
+          if (stdout.includes("Ctrl-C")) resolve();
+        });
+        child.once("exit", (code) => reject(new Error(`review exited (${code}) before serving: ${stdout}`)));
+      });
+      expect(stdout).toMatch(
+        /^Review pending values and the last run's 1 failure at http:\/\/127\.0\.0\.1:\d+\/\?token=/,
+      );
+      child.kill("SIGINT");
+      expect(await exited).toBe(0);
+    } finally {
+      // A server that never came up or never stopped does not outlive the test.
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }
   });
 
   test("with nothing pending and no unsettled failure, it says so and exits 0 without starting a server", async () => {
