@@ -91,8 +91,11 @@ test("the report is self-contained: it lives in --out with its images copied bes
   }
   expect(await browser!.getTitle()).toBe("tapshot report");
   // Every image opens full size: each is wrapped in a link to its own file.
+  // (the slider's two images are the same files again, over one frame).
   const links = await browser!.$$("[data-testid=full-size]");
-  expect(links.length).toBe(sources.length);
+  const sliders: number = await browser!.$$("[data-testid=compare]").length;
+  expect(sliders).toBeGreaterThan(1);
+  expect(links.length).toBe(sources.length - 2 * sliders);
   for (const link of links) expect(await link.getAttribute("href")).toBe(await link.$("img").getAttribute("src"));
 });
 
@@ -110,6 +113,14 @@ test("baselines render in a grid per platform, one cell per device", async () =>
   const missing = browser!.$(`[data-testid="baseline-missing"][data-name="checkout-page"][data-device="${GALAXY}"]`);
   await expect(missing.getText()).resolves.toBe("not stored");
   await expect(imagesLoaded(`[data-testid="baseline"]`)).resolves.toEqual({ count: 5, loaded: 5 });
+  // Each cell shows the prompt it was judged against, its varying boxes and its prompt masks, drawn where they are.
+  const cart = browser!.$(`[data-testid="baseline"][data-name="cart-page"][data-device="${PIXEL}"]`);
+  await expect(cart.$(`[data-testid="prompt"]`).getText()).resolves.toBe("judged against: the cart page");
+  const [clock, shot] = [await cart.$(`[data-testid="varying"]`), await cart.$("img")];
+  expect((await clock.getSize()).width).toBeCloseTo((await shot.getSize()).width, 0);
+  expect((await clock.getLocation()).y).toBeCloseTo((await shot.getLocation()).y, 0);
+  const healed = browser!.$(`[data-testid="baseline"][data-name="checkout-page"][data-device="${PIXEL}"]`);
+  await expect(healed.$(`[data-testid="prompt-mask"]`).getAttribute("title")).resolves.toBe("masked: the promo banner");
 });
 
 test("a tap renders with its crop and the point marked on it", async () => {
@@ -128,6 +139,14 @@ test("a tap renders with its crop and the point marked on it", async () => {
   expect(Math.abs(markAt.y + markSize.height / 2 - (imgAt.y + crop.height / 2))).toBeLessThan(3);
   expect(await browser!.$$(`[data-testid="tap"]`)).toHaveLength(4);
   await expect(imagesLoaded(`[data-testid="tap"]`)).resolves.toEqual({ count: 4, loaded: 4 });
+  // Beside the crop, the whole screen: the ring is centred on the point (180, 548) of the 360x720 screen.
+  const svg = await card.$(`[data-testid="tap-screen"] svg`);
+  const [svgAt, svgSize] = [await svg.getLocation(), await svg.getSize()];
+  const ring = await card.$(`[data-testid="tap-ring"]`);
+  const [ringAt, ringSize] = [await ring.getLocation(), await ring.getSize()];
+  expect(svgAt.x).toBeGreaterThan(imgAt.x);
+  expect(Math.abs(ringAt.x + ringSize.width / 2 - svgAt.x - (180 / 360) * svgSize.width)).toBeLessThan(2);
+  expect(Math.abs(ringAt.y + ringSize.height / 2 - svgAt.y - (548 / 720) * svgSize.height)).toBeLessThan(2);
 });
 
 test("heals show before and after side by side", async () => {
@@ -141,19 +160,31 @@ test("heals show before and after side by side", async () => {
   expect(Math.abs(after.y - before.y)).toBeLessThan(2);
   const baseline = `[data-testid="heal"][data-kind="baseline"][data-subject="checkout-page"]`;
   await expect(browser!.$(baseline).isDisplayed()).resolves.toBe(true);
-  await expect(imagesLoaded(`[data-testid="heal"]`)).resolves.toEqual({ count: 4, loaded: 4 });
+  // The baseline heal: before | after side by side, and the slider over both (the same two files).
+  const [beforeShot, afterShot] = [
+    await browser!.$(`${baseline} [data-testid="before"] img`).getLocation(),
+    await browser!.$(`${baseline} [data-testid="after"] img`).getLocation(),
+  ];
+  expect(afterShot.x).toBeGreaterThan(beforeShot.x);
+  expect(Math.abs(afterShot.y - beforeShot.y)).toBeLessThan(2);
+  await expect(browser!.$(`${baseline} [data-testid="slider"]`).isDisplayed()).resolves.toBe(true);
+  await expect(browser!.$$(`[data-testid="heal"] .arrow`)).resolves.toHaveLength(0);
+  await expect(imagesLoaded(`[data-testid="heal"]`)).resolves.toEqual({ count: 6, loaded: 6 });
 });
 
 test("failures of the last run show their artifacts: the screenshot's diff, the tap's crops", async () => {
   const screenshot = browser!.$(`[data-testid="failure"][data-api="toMatchScreenshot"][data-subject="confirmation"]`);
-  const labels = await screenshot.$$(`[data-testid="artifact"]`).map((a) => a.getAttribute("data-label"));
+  const labels = await screenshot.$$(`figure[data-label]`).map((a) => a.getAttribute("data-label"));
   expect(labels).toEqual(["expected", "actual", "diff", "composite"]);
+  // Expected / actual / diff side by side on one row, then the slider.
+  const tops = await screenshot.$$(`figure[data-label] img`).map(async (img) => (await img.getLocation()).y);
+  expect(new Set(tops.slice(0, 3).map(Math.round)).size).toBe(1);
   await expect(screenshot.getText()).resolves.toContain("1.9% of pixels differ");
   const tap = browser!.$(`[data-testid="failure"][data-api="tap"][data-subject="the add to cart button"]`);
   const tapLabels = await tap.$$(`[data-testid="artifact"]`).map((a) => a.getAttribute("data-label"));
   expect(tapLabels).toEqual(["expected-crop", "actual-crop", "screenshot"]);
   await expect(tap.getText()).resolves.toMatch(/never matched the screen/);
-  await expect(imagesLoaded(`[data-testid="failure"]`)).resolves.toEqual({ count: 7, loaded: 7 });
+  await expect(imagesLoaded(`[data-testid="failure"]`)).resolves.toEqual({ count: 9, loaded: 9 });
 });
 
 test("the last run's calls and the invalid record are listed", async () => {

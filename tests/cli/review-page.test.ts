@@ -8,6 +8,7 @@ import { mkdtempSync, promises as fs } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import sharp from "sharp";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { BaselineRecordSchema, readRecord, reviewOf, TapRecordSchema } from "../../src/core/store/records.js";
 import { readStoreModel } from "../../src/cli/model.js";
@@ -54,6 +55,35 @@ function get(pathAndQuery: string, host: string): Promise<number> {
   });
 }
 
+/** The page's CSP header and body. */
+function page(): Promise<{ csp: string; body: string }> {
+  const url = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    http
+      .get(
+        { host: "127.0.0.1", port: server.port, path: `${url.pathname}${url.search}`, headers: { host: url.host } },
+        (res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => (body += chunk));
+          res.on("end", () => resolve({ csp: String(res.headers["content-security-policy"]), body }));
+        },
+      )
+      .on("error", reject);
+  });
+}
+
+test("the page's one script runs under a fresh CSP nonce per page; no inline script without it", async () => {
+  const [first, second] = [await page(), await page()];
+  const nonce = /script-src 'nonce-([A-Za-z0-9+/=]+)';/.exec(first.csp)?.[1];
+  expect(nonce).toBeDefined();
+  expect(first.csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+  expect([...first.body.matchAll(/<script( nonce="([^"]+)")?>/g)].map((m) => m[2])).toEqual([nonce]);
+  expect(second.csp).not.toContain(nonce);
+  // Chromium runs it under that policy: the page's keyboard queue is live (the first card is current).
+  expect(await browser!.$$(".value.current").length).toBe(1);
+});
+
 const card = (key: string) => browser!.$(`[data-testid=value][data-key="${key}"]`);
 
 test("the server listens on loopback and refuses other Host headers and missing or wrong tokens", async () => {
@@ -98,6 +128,10 @@ test("pending values are grouped by name across devices, with their images and t
   const shot = path.join(REPO, "tapshot-results", "test-artifacts", "review.png");
   await browser!.saveScreenshot(shot);
   if (process.env.TAPSHOT_UPDATE_DOCS === "1") await fs.copyFile(shot, path.join(REPO, "docs", "review.png"));
+  // The whole page too, for a person to look at.
+  await browser!.saveScreenshot(path.join(REPO, "tapshot-results", "test-artifacts", "review-full.png"), {
+    fullPage: true,
+  });
 });
 
 test("every image opens full size, each card shows its prompt, and no files-changed list before a decision", async () => {
@@ -113,13 +147,76 @@ test("every image opens full size, each card shows its prompt, and no files-chan
   await browser!.url(page);
 
   for (const value of await browser!.$$("[data-testid=value]")) {
-    expect(await value.$$("img").length).toBe(await value.$$("[data-testid=full-size]").length);
+    // The slider's two images are the same files again, over one frame.
+    expect(await value.$$("img:not(.compare img)").length).toBe(await value.$$("[data-testid=full-size]").length);
   }
   expect(await (await card(fx.keys.healedBaseline)).$("[data-testid=prompt]").getText()).toMatch(/^judged against: ./);
   expect(await (await card(fx.keys.healedTap)).$("[data-testid=prompt]").getText()).toContain(
     "prompt: the checkout button",
   );
   expect(await browser!.$("[data-testid=changed]").isDisplayed()).toBe(false);
+});
+
+/** The colour Chromium painted at the centre of `marker`, inside `frame` (an element screenshot). */
+async function colourUnder(frame: WebdriverIO.Element, marker: WebdriverIO.Element): Promise<number[]> {
+  const [at, mark, size] = [await frame.getLocation(), await marker.getLocation(), await marker.getSize()];
+  const png = Buffer.from(await browser!.takeElementScreenshot(frame.elementId), "base64");
+  const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+  const x = Math.round(mark.x + size.width / 2 - at.x);
+  const y = Math.round(mark.y + size.height / 2 - at.y);
+  const i = (y * info.width + x) * info.channels;
+  return [data[i]!, data[i + 1]!, data[i + 2]!];
+}
+
+test("heals side by side with a slider, boxes and prompt masks drawn, taps on their screen with a hollow marker", async () => {
+  // A baseline heal: previous | new | diff on one row, the slider beside them; the prompt's mask drawn on the new image.
+  const baseline = await card(fx.keys.healedBaseline);
+  const tops = [];
+  for (const label of ["previous", "new", "diff"])
+    tops.push((await baseline.$(`[data-testid=${label}] img`).getLocation()).y);
+  expect(new Set(tops).size).toBe(1);
+  expect(await baseline.$("[data-testid=compare] [data-testid=slider]").isDisplayed()).toBe(true);
+  const mask = await baseline.$("[data-testid=new] [data-testid=prompt-mask]");
+  expect(await mask.getAttribute("title")).toBe("masked: the promo banner");
+  // The mask's box (0, 100, 360x40 on a 360x720 screen) lands where it is on the image.
+  const [img, maskAt, maskSize] = [
+    await baseline.$("[data-testid=new] img"),
+    await mask.getLocation(),
+    await mask.getSize(),
+  ];
+  const [imgAt, imgSize] = [await img.getLocation(), await img.getSize()];
+  expect(Math.abs(maskAt.y - imgAt.y - (100 / 720) * imgSize.height)).toBeLessThan(2);
+  expect(Math.abs(maskSize.height - (40 / 720) * imgSize.height)).toBeLessThan(2);
+  expect(await baseline.$("[data-testid=boxes]").getText()).toContain("masked by prompt (orange): the promo banner");
+
+  // A tap: old | new crops side by side, and where it is on the whole screen: its box and a ring at the point.
+  const tap = await card(fx.keys.healedTap);
+  const [oldAt, newAt] = [
+    await tap.$("[data-testid=old] img").getLocation(),
+    await tap.$("[data-testid=new] img").getLocation(),
+  ];
+  expect(newAt.x).toBeGreaterThan(oldAt.x);
+  expect(newAt.y).toBe(oldAt.y);
+  const record = (await readRecord(store, fx.keys.healedTap, TapRecordSchema))!.record;
+  const svg = await tap.$("[data-testid=tap-screen] svg");
+  const [svgAt, svgSize] = [await svg.getLocation(), await svg.getSize()];
+  const scale = svgSize.width / record.device.screen.width;
+  const box = await tap.$("[data-testid=tap-box]");
+  expect(Math.abs((await box.getLocation()).y - svgAt.y - record.box.y * scale)).toBeLessThan(2);
+  // The heal's previous place is drawn too, so the move shows.
+  const beforeRing = await tap.$("[data-testid=tap-before] circle");
+  const beforeAt = await beforeRing.getLocation();
+  const beforeSize = await beforeRing.getSize();
+  expect(Math.abs(beforeAt.y + beforeSize.height / 2 - svgAt.y - record.previous!.point.y * scale)).toBeLessThan(2);
+  const ring = await tap.$("[data-testid=tap-ring]");
+  const [ringAt, ringSize] = [await ring.getLocation(), await ring.getSize()];
+  expect(Math.abs(ringAt.x + ringSize.width / 2 - svgAt.x - record.point.x * scale)).toBeLessThan(2);
+  expect(Math.abs(ringAt.y + ringSize.height / 2 - svgAt.y - record.point.y * scale)).toBeLessThan(2);
+  // The marker on the crop is hollow: the element's own pixels show at the point, not the marker's pink.
+  const shot = await tap.$("[data-testid=new] .shot").getElement();
+  const under = await colourUnder(shot, await tap.$("[data-testid=new] [data-testid=tap-point]").getElement());
+  const pink = [0xff, 0x00, 0x66];
+  expect(under.reduce((sum, c, i) => sum + Math.abs(c - pink[i]!), 0)).toBeGreaterThan(120);
 });
 
 test("Accept and Revert on the page write through the store and list the files changed", async () => {

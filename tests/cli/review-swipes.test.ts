@@ -53,7 +53,13 @@ function pending(tap: TapRecord): PendingValue {
 }
 
 test("a scroll tap's card names the swipes its crop was taken after", () => {
-  const html = renderReviewPage([pending(record)], "storage", "token", (key, file) => `/${key}.${file}`);
+  const html = renderReviewPage({
+    values: [pending(record)],
+    storage: "storage",
+    token: "token",
+    nonce: "nonce",
+    imageUrl: (key, file) => `/${key}.${file}`,
+  });
   expect(html).toContain('data-testid="swipes"');
   expect(html).toContain(
     "crop of the screen after 3 swipes down from the start (each from (541, 1786) to (541, 637) over 800 ms)",
@@ -62,6 +68,12 @@ test("a scroll tap's card names the swipes its crop was taken after", () => {
 
 test("a plain tap's card has no swipes line", () => {
   const { scroll: _scroll, ...plain } = record;
-  const html = renderReviewPage([pending(plain)], "storage", "token", (key, file) => `/${key}.${file}`);
+  const html = renderReviewPage({
+    values: [pending(plain)],
+    storage: "storage",
+    token: "token",
+    nonce: "nonce",
+    imageUrl: (key, file) => `/${key}.${file}`,
+  });
   expect(html).not.toContain('data-testid="swipes"');
 });

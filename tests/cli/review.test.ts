@@ -3,12 +3,19 @@
  * healed by the real flow, so they are pending; baselines written before review states read as
  * accepted), and a review writing while readers and the key's lock holder work in parallel.
  */
+import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { FileStore } from "../../src/core/store/file-store.js";
-import { BaselineRecordSchema, readRecord, reviewOf, TapRecordSchema } from "../../src/core/store/records.js";
+import {
+  BaselineRecordSchema,
+  deleteRecord,
+  readRecord,
+  reviewOf,
+  TapRecordSchema,
+} from "../../src/core/store/records.js";
 import { IPHONE, makeFixture, type Fixture } from "./fixture.js";
-import { runCli } from "./run-cli.js";
+import { REPO, runCli } from "./run-cli.js";
 
 let fx: Fixture;
 const where = () => ["--storage", fx.storage, "--results", fx.results];
@@ -190,8 +197,41 @@ describe("report --format markdown", () => {
 });
 
 describe("review", () => {
-  test("with nothing pending, it says so and exits 0 without starting a server", async () => {
+  test("with a failure of the last run left, it serves the page and says so; Ctrl-C stops it with exit 0", async () => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", path.join(REPO, "src/cli/main.ts"), "review", ...where()],
+      {
+        cwd: REPO,
+        env: { ...process.env, NODE_OPTIONS: "", TAPSHOT_STORAGE_DIR: "", TAPSHOT_RESULTS_DIR: "" },
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    try {
+      let stdout = "";
+      child.stdout.setEncoding("utf8");
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (chunk: string) => {
+          stdout += chunk;
+          if (stdout.includes("Ctrl-C")) resolve();
+        });
+        child.once("exit", (code) => reject(new Error(`review exited (${code}) before serving: ${stdout}`)));
+      });
+      expect(stdout).toMatch(
+        /^Review pending values and the last run's 1 failure at http:\/\/127\.0\.0\.1:\d+\/\?token=/,
+      );
+      child.kill("SIGINT");
+      expect(await exited).toBe(0);
+    } finally {
+      // A server that never came up or never stopped does not outlive the test.
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }
+  });
+
+  test("with nothing pending and no unsettled failure, it says so and exits 0 without starting a server", async () => {
     expect((await runCli(["accept", "--all", "--by", "Ada", ...where()])).code).toBe(0);
+    // The last run's failed tap is forgotten, as the page's "Forget" does: nothing is left to look at.
+    await deleteRecord(new FileStore(fx.storage), fx.keys.failedTap);
     const { code, stdout } = await runCli(["review", ...where()]);
     expect(code).toBe(0);
     expect(stdout).toContain("Nothing awaits review");

@@ -1,20 +1,12 @@
-/** Renders the report view as one static HTML page (no script, no external assets). */
+/** Renders the report view as one static HTML page (no external assets; its only script moves the sliders, compare.ts). */
 import { age } from "../format.js";
 import { reviewOf } from "../../core/store/records.js";
+import { boxOverlays, COMPARE_SCRIPT, COMPARE_STYLE, compareFigures, fullSize, pct } from "./compare.js";
+import { esc } from "./escape.js";
 import { STYLE } from "./style.js";
+import { TAP_SCREEN_STYLE, tapOnScreen } from "./tap-screen.js";
 import { costRows } from "./totals.js";
 import type { BaselineView, CallView, Overlay, ReportView, TapView } from "./view.js";
-
-/** Escape text for HTML content and attribute values. */
-export function esc(value: unknown): string {
-  return String(value).replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
-  );
-}
-
-const pct = (o: Overlay) =>
-  `left:${o.left}%;top:${o.top}%` + (o.width !== undefined ? `;width:${o.width}%;height:${o.height}%` : "");
 
 function when(time: Date | string, now: number): string {
   const iso = new Date(time).toISOString();
@@ -22,9 +14,7 @@ function when(time: Date | string, now: number): string {
 }
 
 function img(url: string | undefined, alt: string, overlays = ""): string {
-  if (!url) return `<span class="empty-note">image missing</span>`;
-  // Every image opens full size (a phone screenshot is far larger than its thumbnail): a link to its own file.
-  return `<a class="shot" href="${esc(url)}" target="_blank" rel="noopener" data-testid="full-size"><img src="${esc(url)}" alt="${esc(alt)}" loading="lazy">${overlays}</a>`;
+  return url ? fullSize(url, alt, overlays) : `<span class="empty-note">image missing</span>`;
 }
 
 function marker(point: Overlay, label: string): string {
@@ -45,7 +35,21 @@ function pending(record: Parameters<typeof reviewOf>[0]): string {
 function failureCard(call: CallView): string {
   const e = call.entry;
   const subject = e.api === "tap" ? `tap "${e.prompt}"` : `screenshot "${e.name}"`;
+  const url = (label: string) => call.artifacts.find((a) => a.label === label)?.url;
+  const [expected, actual, diff] = ["expected", "actual", "diff"].map(url);
+  // A baseline's expected / actual / diff side by side, with the slider; the other images as kept.
+  const compared = e.api !== "tap" && expected && actual;
+  const compare = compared
+    ? compareFigures({
+        subject,
+        expected: { url: expected },
+        actual: { url: actual },
+        ...(diff ? { diff: { url: diff } } : {}),
+      })
+    : "";
+  const shown = new Set(compared ? ["expected", "actual", "diff"] : []);
   const figures = call.artifacts
+    .filter((a) => !shown.has(a.label))
     .map(
       (a) =>
         `<figure class="artifact" data-testid="artifact" data-label="${esc(a.label)}">` +
@@ -59,7 +63,8 @@ function failureCard(call: CallView): string {
   <h4>${esc(subject)} ${badge("failed")}</h4>
   <div class="meta">${esc(e.device)} · run <span class="mono">${esc(call.run)}</span> · ${esc(e.at)}</div>
   ${e.detail ? `<pre>${esc(e.detail)}</pre>` : ""}
-  <div class="figures">${figures || `<span class="empty-note">no artifacts reported</span>`}</div>
+  ${compare}
+  ${figures || compare ? `<div class="figures">${figures}</div>` : `<div class="figures"><span class="empty-note">no artifacts reported</span></div>`}
 </article>`;
 }
 
@@ -67,31 +72,35 @@ function healCard(view: TapView | BaselineView, now: number): string {
   const { entry } = view;
   const r = entry.record;
   const prev = r.previous!;
-  let before: string;
-  let after: string;
+  let figures: string;
   if ("point" in view) {
     const tap = view as TapView;
     const rec = tap.entry.record;
-    before = img(
+    const before = img(
       tap.before?.crop,
       "before",
       marker(tap.before!.point, `(${rec.previous!.point.x}, ${rec.previous!.point.y})`),
     );
-    after = img(tap.crop, "after", marker(tap.point, `(${rec.point.x}, ${rec.point.y})`));
-    before += `<figcaption>before · (${rec.previous!.point.x}, ${rec.previous!.point.y})</figcaption>`;
-    after += `<figcaption>after · (${rec.point.x}, ${rec.point.y})</figcaption>`;
+    const after = img(tap.crop, "after", marker(tap.point, `(${rec.point.x}, ${rec.point.y})`));
+    figures = `<div class="figures">
+    <figure class="crop" data-testid="heal-before">${before}<figcaption>before · (${rec.previous!.point.x}, ${rec.previous!.point.y})</figcaption></figure>
+    <figure class="crop" data-testid="heal-after">${after}<figcaption>after · (${rec.point.x}, ${rec.point.y})</figcaption></figure>
+    ${tapOnScreen(rec, tap.crop, entry.subject, rec.previous)}
+  </div>`;
   } else {
     const base = view as BaselineView;
-    before = `<span class="screen">${img(base.before, "before")}</span><figcaption>before</figcaption>`;
-    after = `<span class="screen">${img(base.image, "after")}</span><figcaption>after</figcaption>`;
+    figures = compareFigures({
+      subject: entry.subject,
+      ...(base.before ? { expected: { url: base.before } } : {}),
+      ...(base.image ? { actual: { url: base.image } } : {}),
+      labels: { expected: "before", actual: "after", diff: "diff" },
+    });
   }
   const title = entry.kind === "tap" ? `tap "${entry.subject}"` : `baseline "${entry.subject}"`;
   return `<article class="card heal" data-testid="heal" data-kind="${entry.kind}" data-subject="${esc(entry.subject)}" data-device="${esc(entry.device)}">
   <h4>${esc(title)} ${view.healedInLastRun ? badge("healed") + ' <span class="meta">in the last run</span>' : ""}${pending(r)}</h4>
   <div class="meta">${esc(entry.platform)} · ${esc(entry.device)} · healed ${when(r.storedAt, now)} by <span class="mono">${esc(r.model)}</span></div>
-  <div class="figures">
-    <figure data-testid="heal-before">${before}</figure><span class="arrow">→</span><figure data-testid="heal-after">${after}</figure>
-  </div>
+  ${figures}
   <div class="meta">${esc(r.reason)}</div>
   <div class="meta">before: stored ${when(prev.storedAt, now)} by <span class="mono">${esc(prev.model)}</span></div>
 </article>`;
@@ -101,10 +110,17 @@ function baselineCell(view: BaselineView | undefined, device: string, name: stri
   if (!view)
     return `<td class="empty" data-testid="baseline-missing" data-name="${esc(name)}" data-device="${esc(device)}">not stored</td>`;
   const { entry } = view;
-  const overlays = view.varying.map((v) => `<span class="varying" style="${pct(v)}"></span>`).join("");
+  const masks = view.promptMasks;
+  const overlays =
+    boxOverlays(view.varying, "varying") +
+    boxOverlays(
+      masks.map((m) => m.box),
+      "prompt-mask",
+      masks.map((m) => `masked: ${m.prompt}`),
+    );
   return `<td data-testid="baseline" data-name="${esc(name)}" data-device="${esc(device)}">
   <figure><span class="screen">${img(view.image, `${name} on ${device}`, overlays)}</span>
-  <figcaption>stored ${when(entry.record.storedAt, now)} · used ${when(entry.lastUsed, now)}${entry.healedAt ? ` · ${badge("healed")}` : ""}${pending(entry.record)}</figcaption></figure>
+  <figcaption><span data-testid="prompt">judged against: ${esc(entry.record.prompt)}</span><br>stored ${when(entry.record.storedAt, now)} · used ${when(entry.lastUsed, now)}${entry.healedAt ? ` · ${badge("healed")}` : ""}${pending(entry.record)}</figcaption></figure>
 </td>`;
 }
 
@@ -115,7 +131,8 @@ function tapCard(view: TapView, now: number): string {
   <div class="prompt">${esc(entry.subject)}</div>
   ${r.verify ? `<div class="meta">verify: ${esc(r.verify)}</div>` : ""}
   <div class="figures"><figure class="crop">${img(view.crop, `crop of ${entry.subject}`, marker(view.point, `(${r.point.x}, ${r.point.y})`))}
-  <figcaption>point <span class="mono" data-testid="tap-coordinates">(${r.point.x}, ${r.point.y})</span> · crop ${r.crop.width}×${r.crop.height} at (${r.crop.x}, ${r.crop.y})</figcaption></figure></div>
+  <figcaption>point <span class="mono" data-testid="tap-coordinates">(${r.point.x}, ${r.point.y})</span> · crop ${r.crop.width}×${r.crop.height} at (${r.crop.x}, ${r.crop.y})</figcaption></figure>
+  ${tapOnScreen(r, view.crop, entry.subject)}</div>
   <div class="meta">stored ${when(r.storedAt, now)} · used ${when(entry.lastUsed, now)} · <span class="mono">${esc(r.model)}</span>${entry.healedAt ? ` · ${badge("healed")}` : ""}${pending(r)}</div>
 </article>`;
 }
@@ -192,7 +209,7 @@ export function renderReport(view: ReportView): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>tapshot report</title>
-<style>${STYLE}</style>
+<style>${STYLE}${COMPARE_STYLE}${TAP_SCREEN_STYLE}</style>
 </head>
 <body>
 <header>
@@ -216,6 +233,7 @@ ${section("taps", "Stored taps", taps)}
 ${section("cost", "Model calls and their cost in the last run", cost)}
 ${section("calls", "Calls in the last run", calls)}
 ${invalid ? section("invalid", "Invalid files (restore from git, or delete to learn again)", invalid) : ""}
+<script>${COMPARE_SCRIPT}</script>
 </body>
 </html>
 `;

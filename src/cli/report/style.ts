@@ -39,21 +39,25 @@ figcaption { font-size: 12px; color: var(--muted); margin-top: 4px; }
   border-radius: 6px; overflow: hidden; background: repeating-conic-gradient(#f0f0f0 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
 .shot img { display: block; max-width: 100%; height: auto; }
 .screen img { width: 120px; }
+/* A caption wraps to its image's width instead of widening the figure. */
+figure.screen > figcaption { width: 0; min-width: 100%; }
 .artifact img { max-height: 260px; max-width: 400px; width: auto; }
 .crop img { max-width: 240px; min-width: 48px; }
-.point { position: absolute; width: 14px; height: 14px; margin: -7px 0 0 -7px; border-radius: 50%;
-  border: 2px solid #fff; background: var(--mark); box-shadow: 0 0 0 2px var(--mark); }
+/* A hollow ring: the label under the point stays readable. */
+.point { position: absolute; width: 22px; height: 22px; margin: -11px 0 0 -11px; border-radius: 50%;
+  border: 2px solid var(--mark); background: transparent; box-shadow: 0 0 0 1px #fff, inset 0 0 0 1px #fff; }
 .varying { position: absolute; border: 1px dashed var(--accent); background: rgba(59, 91, 219, 0.15); }
-.arrow { align-self: center; color: var(--muted); font-size: 20px; padding: 0 4px; }
 table { border-collapse: collapse; background: var(--panel); border: 1px solid var(--line); border-radius: 10px; }
 th, td { text-align: left; vertical-align: top; padding: 8px 12px; border-bottom: 1px solid var(--line); }
 th { font-size: 12px; color: var(--muted); font-weight: 600; background: #fafbfc; }
 .grid td.name { font-weight: 600; white-space: nowrap; }
+.grid figure { max-width: 200px; }
 .grid td.empty { color: var(--muted); font-size: 12px; text-align: center; vertical-align: middle; }
 .calls td { font-size: 13px; }
 .cost th { width: 320px; }
 .calls td.detail { color: var(--muted); max-width: 560px; }
-.tap { width: 300px; }
+.tap { width: 420px; }
+.tap figure.crop { max-width: 250px; }
 .tap .prompt { font-weight: 600; }
 .invalid li { margin-bottom: 4px; }
 .empty-note { color: var(--muted); }

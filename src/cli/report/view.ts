@@ -28,6 +28,8 @@ export interface BaselineView {
   entry: BaselineEntry;
   image?: string;
   varying: Overlay[];
+  /** Where the record's prompt masks were located, with their prompts. */
+  promptMasks: { prompt: string; box: Overlay }[];
   before?: string;
   healedInLastRun: boolean;
 }
@@ -66,7 +68,8 @@ export interface ReportView {
   totals: RunTotals;
 }
 
-function overlay(box: Box, frame: Box | { width: number; height: number }, x0 = 0, y0 = 0): Overlay {
+/** `box` inside `frame` (offset by `x0`, `y0`), in percent. */
+export function overlay(box: Box, frame: Box | { width: number; height: number }, x0 = 0, y0 = 0): Overlay {
   const pct = (v: number, of: number) => Math.round((v / of) * 10_000) / 100;
   return {
     left: pct(box.x - x0, frame.width),
@@ -119,6 +122,9 @@ export async function buildView(store: StoreModel, runs: Run[], files: ReportFil
       entry,
       image: await files.addStored(store.store, `${entry.key}.png`, `store/${entry.key}.png`),
       varying: r.varying.map((box) => overlay(box, r.device.screen)),
+      promptMasks: (r.promptMasks ?? []).flatMap((m) =>
+        m.box ? [{ prompt: m.prompt, box: overlay(m.box, r.device.screen) }] : [],
+      ),
       ...(entry.files.previousImage
         ? { before: await files.addStored(store.store, `${entry.key}.previous.png`, `store/${entry.key}.previous.png`) }
         : {}),

@@ -29,15 +29,21 @@ export const ACCEPTED_FAILURE_MODEL = "tapshot accept --failed (no model)";
 /** What happened to one failure. */
 export interface FailureDecision {
   key: string;
-  action: "accepted" | "refused";
+  action: "accepted" | "forgotten" | "refused";
   /** Store keys written, for the user to commit. */
   files: string[];
   why?: string;
 }
 
+/** One failed call of a run, with its store key. */
+export interface RunFailure {
+  run: Run;
+  entry: RunEntry & { key: string };
+}
+
 /** The last failure of each baseline key in `runs` (a retried test fails more than once), and the failed taps. */
-function failuresOf(runs: Run[]): { baselines: { run: Run; entry: RunEntry & { key: string } }[]; taps: RunEntry[] } {
-  const last = new Map<string, { run: Run; entry: RunEntry & { key: string } }>();
+export function failuresOf(runs: Run[]): { baselines: RunFailure[]; taps: RunEntry[] } {
+  const last = new Map<string, RunFailure>();
   const taps: RunEntry[] = [];
   for (const run of runs) {
     for (const entry of run.entries) {
@@ -49,16 +55,20 @@ function failuresOf(runs: Run[]): { baselines: { run: Run; entry: RunEntry & { k
   return { baselines: [...last.values()], taps };
 }
 
-/** The image with `label` the run kept for `entry`, read only from inside the run's folder. */
-async function artifactOf(run: Run, entry: RunEntry, label: string): Promise<Buffer | undefined> {
+/** The real path of the image with `label` the run kept for `entry`, only from inside the run's folder. */
+export async function artifactFile(run: Run, entry: RunEntry, label: string): Promise<string | undefined> {
   const files = (entry.artifacts ?? []).filter((a) => new RegExp(`^${label}(-\\d+)?$`).test(artifactLabel(a)));
   const file = files.at(-1);
-  const real = file && (await realFileIn(path.resolve(run.dir, file), run.dir));
+  return file ? realFileIn(path.resolve(run.dir, file), run.dir) : undefined;
+}
+
+async function artifactOf(run: Run, entry: RunEntry, label: string): Promise<Buffer | undefined> {
+  const real = await artifactFile(run, entry, label);
   return real ? fs.readFile(real) : undefined;
 }
 
 /** Accept one failure under the key's lock, or say why not. */
-async function acceptFailure(store: Store, run: Run, entry: RunEntry & { key: string }, by: ReviewBy) {
+export async function acceptFailure(store: Store, run: Run, entry: RunEntry & { key: string }, by: ReviewBy) {
   const { key } = entry;
   const refuse = (why: string): FailureDecision => ({ key, action: "refused", files: [], why });
   const actual = await artifactOf(run, entry, "actual");

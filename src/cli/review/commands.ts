@@ -12,6 +12,7 @@ import { printLines } from "../format.js";
 import { UsageError } from "../exit.js";
 import { pickRuns, readRuns } from "../runs.js";
 import { runAcceptFailed } from "./accept-failed.js";
+import { lastFailures } from "./failures.js";
 
 function collectRun(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -82,21 +83,32 @@ export function addReviewCommands(program: Command, parts: ProgramParts): void {
   }
 
   withCommon(program.command("review"), false)
-    .description("open a local page (127.0.0.1 only) to accept or revert pending values; Ctrl-C stops it")
+    .description(
+      "open a local page (127.0.0.1 only) to accept or revert pending values and the last run's failures; Ctrl-C stops it",
+    )
     .option("--by <name>", "who reviews, for the record (default: $TAPSHOT_REVIEWER, else git user.name <user.email>)")
     .action(async (flags: Flags) => {
       const options = common(flags);
       // Nothing to review: say so, and start no server.
-      if (!pendingValues(await modelOf(options), {}).length) {
-        printLines(['Nothing awaits review: every stored value is accepted. Run "tapshot pending" to check.']);
+      const store = await storeOf(options);
+      const failed = (await lastFailures(options.results, store)).length;
+      if (!pendingValues(await modelOf(options), {}).length && !failed) {
+        printLines([
+          `Nothing awaits review: every stored value is accepted and the last run in ${options.results} had no ` +
+            `failure. Run "tapshot pending" to check.`,
+        ]);
         return exit(0);
       }
       const server = await startReviewServer({
-        store: await storeOf(options),
+        store,
         readModel: () => modelOf(options),
         reviewer: reviewerName(flags.by),
+        results: options.results,
       });
-      printLines([`Review pending values at ${server.url}`, "Press Ctrl-C to stop."]);
+      printLines([
+        `Review pending values${failed ? ` and the last run's ${failed} failure${failed === 1 ? "" : "s"}` : ""} at ${server.url}`,
+        "Press Ctrl-C to stop.",
+      ]);
       await new Promise<void>((resolve) => process.once("SIGINT", resolve));
       await server.close();
       exit(0);

@@ -1,22 +1,29 @@
 /**
- * The review page: pending values grouped by name or prompt across devices, each with its images
- * (a baseline's previous, new and diff; a tap's old and new crop with the point marked), the model's
- * reason, and Accept / Revert per value and per group. Text is escaped as in the report (esc).
+ * The review page: the last run's failures (failure-cards.ts), then pending values grouped by name
+ * or prompt across devices, each with its images (a baseline's previous / new / diff side by side
+ * with a slider, its varying boxes and prompt masks drawn; a tap's old and new crop and where it is
+ * on the screen), the model's reason, and Accept / Revert per value, per group and per group of the
+ * same change (fingerprint.ts). Text is escaped as in the report (esc).
  */
-import { esc } from "../report/html.js";
+import { baselineBoxes, COMPARE_SCRIPT, COMPARE_STYLE, compareFigures, fullSize } from "../report/compare.js";
+import { esc } from "../report/escape.js";
 import { STYLE } from "../report/style.js";
+import { TAP_SCREEN_STYLE, tapOnScreen } from "../report/tap-screen.js";
 import { pointIn, type Overlay } from "../report/view.js";
-import type { TapRecord } from "../../core/store/records.js";
+import type { BaselineRecord, TapRecord } from "../../core/store/records.js";
+import { failuresSection, type FailureImageUrl } from "./failure-cards.js";
+import type { ReviewFailure } from "./failures.js";
 import type { PendingValue } from "./pending.js";
+import { REVIEW_SCRIPT } from "./page-script.js";
 
 const REVIEW_STYLE = `
 .group { margin: 20px 0; }
-.group h2 { display: flex; gap: 12px; align-items: baseline; }
+.group h2, .group h3 { display: flex; gap: 12px; align-items: baseline; flex-wrap: wrap; }
 .value { width: 100%; outline: none; }
 .value.current { box-shadow: 0 0 0 3px var(--accent); }
 .value.done { opacity: 0.55; }
 .value .state { font-weight: 600; }
-.screen img { width: 180px; }
+.screen img, .screen svg { width: 180px; }
 button { font: inherit; border-radius: 6px; border: 1px solid var(--line); background: #fff; padding: 4px 12px; cursor: pointer; }
 button.accept { border-color: var(--ok); color: var(--ok); }
 button.revert { border-color: var(--fail); color: var(--fail); }
@@ -28,8 +35,7 @@ function image(url: string, alt: string, point?: Overlay): string {
   const mark = point
     ? `<span class="point" style="left:${point.left}%;top:${point.top}%" data-testid="tap-point"></span>`
     : "";
-  // Every image opens full size: a phone screenshot is far larger than its card.
-  return `<a class="shot" href="${esc(url)}" target="_blank" rel="noopener" data-testid="full-size"><img src="${esc(url)}" alt="${esc(alt)}">${mark}</a>`;
+  return fullSize(url, alt, mark);
 }
 
 function figure(label: string, body: string, kind: string): string {
@@ -42,29 +48,49 @@ function swipesNote({ direction, swipes, swipe }: NonNullable<TapRecord["scroll"
   return `<div class="meta" data-testid="swipes">crop of the screen after ${swipes} swipe${swipes === 1 ? "" : "s"} ${esc(direction)} from the start (each from (${from.x}, ${from.y}) to (${to.x}, ${to.y}) over ${durationMs} ms)</div>`;
 }
 
-function valueCard({ entry, change }: PendingValue, src: (file: string) => string): string {
-  const r = entry.record;
+function tapFigures(r: TapRecord, change: PendingValue["change"], src: (file: string) => string, subject: string) {
   const figures: string[] = [];
-  if (r.kind === "tap") {
-    if (change === "heal" && r.previous) {
-      figures.push(
-        figure("old", image(src("previous.png"), "old crop", pointIn(r.previous.point, r.previous.crop)), "tap"),
-      );
-    }
-    figures.push(figure("new", image(src("png"), "new crop", pointIn(r.point, r.crop)), "tap"));
-    if (r.scroll) figures.push(swipesNote(r.scroll));
-  } else {
-    if (change === "heal")
-      figures.push(figure("previous", image(src("previous.png"), "previous baseline"), "baseline"));
-    figures.push(figure("new", image(src("png"), "new baseline"), "baseline"));
-    if (change === "heal") figures.push(figure("diff", image(src("diff.png"), "diff"), "baseline"));
+  if (change === "heal" && r.previous) {
+    figures.push(
+      figure("old", image(src("previous.png"), "old crop", pointIn(r.previous.point, r.previous.crop)), "tap"),
+    );
   }
+  figures.push(figure("new", image(src("png"), "new crop", pointIn(r.point, r.crop)), "tap"));
+  figures.push(tapOnScreen(r, src("png"), subject, change === "heal" ? r.previous : undefined));
+  if (r.scroll) figures.push(swipesNote(r.scroll));
+  return `<div class="figures">${figures.join("")}</div>`;
+}
+
+function baselineFigures(
+  r: BaselineRecord,
+  change: PendingValue["change"],
+  src: (file: string) => string,
+  subject: string,
+) {
+  const boxes = baselineBoxes(r);
+  if (change !== "heal")
+    return `<div class="figures">${figure("new", image(src("png"), "new baseline").replace("</a>", `${boxes}</a>`), "baseline")}</div>`;
+  return compareFigures({
+    subject,
+    expected: { url: src("previous.png") },
+    actual: { url: src("png"), overlays: boxes },
+    diff: { url: src("diff.png") },
+    labels: { expected: "previous", actual: "new", diff: "diff" },
+  });
+}
+
+function valueCard({ entry, change }: PendingValue, src: (file: string) => string, fingerprint?: string): string {
+  const r = entry.record;
+  const figures =
+    r.kind === "tap" ? tapFigures(r, change, src, entry.subject) : baselineFigures(r, change, src, entry.subject);
   const what = change === "heal" ? "healed" : "new";
-  return `<article class="card value ${change === "heal" ? "heal" : ""}" tabindex="-1" data-testid="value" data-key="${esc(entry.key)}" data-seen="${esc(r.imageSha256)}" data-device="${esc(entry.device)}">
+  return `<article class="card value ${change === "heal" ? "heal" : ""}" tabindex="-1" data-testid="value" data-key="${esc(entry.key)}" data-seen="${esc(r.imageSha256)}" data-device="${esc(entry.device)}"${fingerprint ? ` data-fingerprint="${esc(fingerprint)}"` : ""}>
   <h4>${esc(entry.platform)} · <span class="mono">${esc(entry.device)}</span> · <span class="badge ${what === "new" ? "stored" : "healed"}">${what}</span> <span class="state" data-testid="state"></span></h4>
-  <div class="figures">${figures.join("")}</div>
+  ${figures}
   <div class="meta" data-testid="prompt">${r.kind === "tap" ? "prompt" : "judged against"}: ${esc(r.prompt)}${r.kind === "tap" && r.verify ? ` · verify: ${esc(r.verify)}` : ""}</div>
+  ${r.kind === "baseline" && (r.varying.length || r.promptMasks?.length) ? `<div class="meta" data-testid="boxes">${r.varying.length} varying box${r.varying.length === 1 ? "" : "es"} (blue) ignored${r.promptMasks?.length ? `; masked by prompt (orange): ${esc(r.promptMasks.map((m) => m.prompt).join(", "))}` : ""}</div>` : ""}
   ${r.kind === "baseline" && r.changed ? `<div class="meta" data-testid="what-changed">what changed: ${esc(r.changed)}</div>` : ""}
+  ${fingerprint ? `<div class="meta">change <span class="mono">${esc(fingerprint)}</span></div>` : ""}
   <div class="meta" data-testid="reason">the model (<span class="mono">${esc(r.model)}</span>): ${esc(r.reason)}</div>
   <div class="figures"><button class="accept" data-testid="accept">Accept</button><button class="revert" data-testid="revert">Revert</button></div>
 </article>`;
@@ -83,13 +109,43 @@ function groupsOf(values: PendingValue[]): PendingValue[][] {
   return [...groups.values()];
 }
 
-/** The page; `imageUrl(key, file)` gives the URL of a value's image (`png`, `previous.png`, `diff.png`). */
-export function renderReviewPage(
-  values: PendingValue[],
-  storage: string,
-  token: string,
-  imageUrl: (key: string, file: string) => string,
-): string {
+/** What the page shows, and how its images and script are reached. */
+export interface ReviewPageParts {
+  values: PendingValue[];
+  /** The last run's failures (none without a results folder). */
+  failures?: ReviewFailure[];
+  /** Fingerprints of the pending heals' changes, by store key. */
+  fingerprints?: Map<string, string>;
+  storage: string;
+  token: string;
+  /** The CSP nonce of the page's one script. */
+  nonce: string;
+  /** The URL of a pending value's image (`png`, `previous.png`, `diff.png`). */
+  imageUrl(key: string, file: string): string;
+  failureImageUrl?: FailureImageUrl;
+}
+
+/** Buttons for each change several members of a group share, when not all of them do. */
+function sameChangeButtons(members: PendingValue[], fingerprints: Map<string, string>): string {
+  const counts = new Map<string, number>();
+  for (const { entry } of members) {
+    const f = fingerprints.get(entry.key);
+    if (f) counts.set(f, (counts.get(f) ?? 0) + 1);
+  }
+  return [...counts]
+    .filter(([, n]) => n > 1)
+    .map(([f, n]) =>
+      n === members.length
+        ? `<span class="meta" data-testid="same-change">the same change on all ${n}</span>`
+        : `<button class="accept" data-testid="accept-same" data-fingerprint="${esc(f)}">Accept the ${n} with change ${esc(f)}</button>`,
+    )
+    .join("");
+}
+
+/** The page. */
+export function renderReviewPage(parts: ReviewPageParts): string {
+  const { values, storage, token, nonce } = parts;
+  const fingerprints = parts.fingerprints ?? new Map<string, string>();
   const groups = groupsOf(values)
     .map((members) => {
       const { entry } = members[0]!;
@@ -97,80 +153,38 @@ export function renderReviewPage(
       const n = members.length;
       return `<section class="group" data-testid="group" data-subject="${esc(entry.subject)}" data-kind="${entry.kind}">
 <h2>${esc(title)} <span class="meta">${n} device${n === 1 ? "" : "s"}</span>
-<button class="accept" data-testid="accept-group">Accept all ${n}</button><button class="revert" data-testid="revert-group">Revert all ${n}</button></h2>
-<div class="cards">${members.map((v) => valueCard(v, (file) => imageUrl(v.entry.key, file))).join("\n")}</div>
+<button class="accept" data-testid="accept-group">Accept all ${n}</button><button class="revert" data-testid="revert-group">Revert all ${n}</button>${sameChangeButtons(members, fingerprints)}</h2>
+<div class="cards">${members.map((v) => valueCard(v, (file) => parts.imageUrl(v.entry.key, file), fingerprints.get(v.entry.key))).join("\n")}</div>
 </section>`;
     })
     .join("\n");
+  const failures = parts.failures ?? [];
+  const failed = parts.failureImageUrl ? failuresSection(failures, parts.failureImageUrl) : "";
+  const nothing = !groups && !failed;
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>tapshot review</title>
-<style>${STYLE}${REVIEW_STYLE}</style>
+<style>${STYLE}${COMPARE_STYLE}${TAP_SCREEN_STYLE}${REVIEW_STYLE}</style>
 </head>
 <body>
 <header>
   <h1>tapshot review</h1>
   <span class="meta">storage <code>${esc(storage)}</code></span>
-  <span class="meta" data-testid="count">${values.length} pending</span>
-  <span class="meta"><kbd>j</kbd> / <kbd>k</kbd> next / previous · <kbd>a</kbd> accept · <kbd>r</kbd> revert · <kbd>A</kbd> / <kbd>R</kbd> the whole group</span>
+  <span class="meta" data-testid="count">${values.length} pending${failures.length ? ` · ${failures.length} failed in the last run` : ""}</span>
+  <span class="meta"><kbd>j</kbd> / <kbd>k</kbd> next / previous · <kbd>a</kbd> accept · <kbd>r</kbd> revert · <kbd>f</kbd> forget a failed tap · <kbd>A</kbd> / <kbd>R</kbd> the whole group · <kbd>s</kbd> the slider (arrows move it, <kbd>Esc</kbd> back)</span>
 </header>
-${groups || `<p class="empty-note" data-testid="nothing">Nothing awaits review.</p>`}
+${failed}
+${groups ? (failed ? `<h2>Pending review</h2>` : "") + groups : ""}
+${nothing ? `<p class="empty-note" data-testid="nothing">Nothing awaits review.</p>` : ""}
 <section id="changed" data-testid="changed" hidden><h2>Files changed (commit them)</h2><ul id="changes" data-testid="changes"></ul></section>
 <p class="meta" id="errors" data-testid="errors"></p>
-<script>
+<script nonce="${esc(nonce)}">
 const TOKEN = ${JSON.stringify(token).replace(/</g, "\\u003c")};
-const cards = [...document.querySelectorAll("[data-testid=value]")];
-let current = 0;
-function focus(i) {
-  cards.forEach((c) => c.classList.remove("current"));
-  current = Math.max(0, Math.min(cards.length - 1, i));
-  if (cards[current]) { cards[current].classList.add("current"); cards[current].focus(); }
-}
-async function decide(decision, targets) {
-  targets = targets.filter((c) => !c.classList.contains("done"));
-  if (!targets.length) return;
-  const response = await fetch("/decide?token=" + encodeURIComponent(TOKEN), {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ decision, values: targets.map((c) => ({ key: c.dataset.key, seen: c.dataset.seen })) }),
-  });
-  const result = await response.json();
-  if (!response.ok) { document.getElementById("errors").textContent = result.error; return; }
-  for (const change of result.changes) {
-    const card = targets.find((c) => c.dataset.key === change.key);
-    card.classList.add("done");
-    card.querySelector("[data-testid=state]").textContent = change.action === "unchanged" || change.action === "failed" ? change.action + ": " + change.why : change.action;
-    for (const file of change.files) {
-      const li = document.createElement("li");
-      li.textContent = file;
-      document.getElementById("changes").append(li);
-      document.getElementById("changed").hidden = false;
-    }
-  }
-  const next = cards.findIndex((c) => !c.classList.contains("done"));
-  if (next >= 0) focus(next);
-}
-for (const card of cards) {
-  card.querySelector("[data-testid=accept]").onclick = () => decide("accept", [card]);
-  card.querySelector("[data-testid=revert]").onclick = () => decide("revert", [card]);
-}
-for (const group of document.querySelectorAll("[data-testid=group]")) {
-  const members = () => [...group.querySelectorAll("[data-testid=value]")];
-  group.querySelector("[data-testid=accept-group]").onclick = () => decide("accept", members());
-  group.querySelector("[data-testid=revert-group]").onclick = () => decide("revert", members());
-}
-document.addEventListener("keydown", (event) => {
-  const card = cards[current];
-  if (!card || event.ctrlKey || event.metaKey || event.altKey) return;
-  const group = () => [...card.closest("[data-testid=group]").querySelectorAll("[data-testid=value]")];
-  const act = { j: () => focus(current + 1), k: () => focus(current - 1), a: () => decide("accept", [card]),
-    r: () => decide("revert", [card]), A: () => decide("accept", group()), R: () => decide("revert", group()) }[event.key];
-  if (act) { event.preventDefault(); act(); }
-});
-focus(0);
+${COMPARE_SCRIPT}
+${REVIEW_SCRIPT}
 </script>
 </body>
 </html>

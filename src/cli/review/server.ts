@@ -2,10 +2,13 @@
  * `tapshot review`: the review page on 127.0.0.1, a random port and a random token. Every request
  * needs the token, and a Host header naming this very address, so neither another site in the
  * browser nor a DNS-rebound name can read the store or decide anything (docs/reviewing.md).
- * Decisions go through the Store API (actions.ts), as `tapshot accept` and `revert` do.
+ * Decisions go through the Store API (actions.ts), as `tapshot accept` and `revert` do; the last
+ * run's failures (failures.ts) as `tapshot accept --failed` takes them. The page's one script runs
+ * under a fresh CSP nonce per page.
  */
 import { describeZodError } from "../../core/ground/zod-errors.js";
 import { randomBytes, timingSafeEqual } from "node:crypto";
+import { promises as fs } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
@@ -15,6 +18,9 @@ import type { StoreModel } from "../model.js";
 import { decideAll, locate } from "./decide.js";
 import type { ReviewBy } from "./actions.js";
 import { renderReviewPage } from "./page.js";
+import { decideFailure, FAILURE_IMAGES, lastFailures, type ReviewFailure } from "./failures.js";
+import { rememberedFingerprints, type Fingerprinter } from "./fingerprint.js";
+import { artifactFile } from "./accept-failed.js";
 import { pendingValues, type PendingValue } from "./pending.js";
 
 /** What the server reads and writes. */
@@ -24,6 +30,8 @@ export interface ReviewServerOptions {
   readModel(): Promise<StoreModel>;
   /** Who reviews; `at` is set per decision. */
   reviewer: string | null;
+  /** The results folder whose last run's failures the page lists; none without it. */
+  results?: string;
 }
 
 /** A running review server. */
@@ -38,6 +46,10 @@ const DecideBody = z.object({
   decision: z.enum(["accept", "revert"]),
   values: z.array(z.object({ key: z.string(), seen: z.string() })).min(1),
 });
+const FailuresBody = z.object({
+  action: z.enum(["accept", "forget"]),
+  ids: z.array(z.string()).min(1),
+});
 const IMAGE_FILES = new Set(["png", "previous.png", "diff.png"]);
 const MAX_BODY = 1_000_000;
 
@@ -47,14 +59,15 @@ function sameToken(given: string | null, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function send(res: http.ServerResponse, status: number, type: string, body: string | Buffer): void {
+function send(res: http.ServerResponse, status: number, type: string, body: string | Buffer, nonce?: string): void {
   res.writeHead(status, {
     "content-type": type,
     "cache-control": "no-store",
     "x-content-type-options": "nosniff",
-    // The page's own inline script and images only; nothing from elsewhere, no framing.
+    // The page's own script (by its nonce) and images only; nothing from elsewhere, no framing.
     "content-security-policy":
-      "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'",
+      `default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; ` +
+      `script-src ${nonce ? `'nonce-${nonce}'` : "'none'"}; connect-src 'self'; frame-ancestors 'none'`,
   });
   res.end(body);
 }
@@ -73,6 +86,32 @@ async function readBody(req: http.IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** A JSON request's body parsed by `schema`, or `undefined` once the error answer is sent. */
+async function jsonBody<T>(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  schema: z.ZodType<T>,
+): Promise<T | undefined> {
+  if (!req.headers["content-type"]?.startsWith("application/json")) {
+    json(res, 415, { error: "send application/json" });
+    return undefined;
+  }
+  if (Number(req.headers["content-length"] ?? 0) > MAX_BODY) {
+    // Refused unread; the connection closes, so the rest of the body is never taken in.
+    res.setHeader("connection", "close");
+    json(res, 413, { error: `request body too large: at most ${MAX_BODY} bytes` });
+    return undefined;
+  }
+  try {
+    const parsed = schema.safeParse(JSON.parse(await readBody(req)));
+    if (parsed.success) return parsed.data;
+    json(res, 400, { error: describeZodError(parsed.error) });
+  } catch (error) {
+    json(res, 400, { error: (error as Error).message });
+  }
+  return undefined;
+}
+
 /** The image `file` of a pending value; a baseline's diff is drawn from its previous and new images. */
 async function imageOf(store: Store, value: PendingValue, file: string): Promise<Buffer | null> {
   if (file !== "diff.png") return store.read(`${value.entry.key}.${file}`);
@@ -86,12 +125,34 @@ async function imageOf(store: Store, value: PendingValue, file: string): Promise
   return (await compare(a, b, { diff: true })).diffPng ?? null;
 }
 
+/** The fingerprints of the pending baseline heals' changes, by key (fingerprint.ts). */
+async function fingerprintsOf(
+  store: Store,
+  values: PendingValue[],
+  fingerprint: Fingerprinter,
+): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (const { entry, change } of values) {
+    if (entry.kind !== "baseline" || change !== "heal") continue;
+    const [before, after] = await Promise.all([
+      store.read(`${entry.key}.previous.png`),
+      store.read(`${entry.key}.png`),
+    ]);
+    const print = before && after ? await fingerprint(before, after) : undefined;
+    if (print) found.set(entry.key, print);
+  }
+  return found;
+}
+
 /** Start the server on 127.0.0.1 at a random port. */
 export async function startReviewServer(options: ReviewServerOptions): Promise<ReviewServer> {
   const token = randomBytes(24).toString("hex");
+  const fingerprint = rememberedFingerprints();
   let host = "";
   const imageUrl = (key: string, file: string) =>
     `/image?key=${encodeURIComponent(key)}&file=${encodeURIComponent(file)}&token=${token}`;
+  const failureImageUrl = (failure: ReviewFailure, label: string) =>
+    `/failure-image?id=${encodeURIComponent(failure.id)}&label=${encodeURIComponent(label)}&token=${token}`;
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     if (req.headers.host !== host)
@@ -101,9 +162,50 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
       return send(res, 403, "text/plain", "Missing or wrong token: open the URL tapshot review printed.\n");
     }
     const pending = () => options.readModel().then((model) => ({ model, values: pendingValues(model) }));
+    // Only the page shows fingerprints; an image or a decision needs just which failures there are.
+    const failures = (withPrints = false) =>
+      options.results
+        ? lastFailures(options.results, options.store, withPrints ? { fingerprint } : {})
+        : Promise.resolve([]);
     if (req.method === "GET" && url.pathname === "/") {
       const { model, values } = await pending();
-      return send(res, 200, "text/html; charset=utf-8", renderReviewPage(values, model.root, token, imageUrl));
+      const nonce = randomBytes(16).toString("base64");
+      const page = renderReviewPage({
+        values,
+        failures: await failures(true),
+        fingerprints: await fingerprintsOf(options.store, values, fingerprint),
+        storage: model.root,
+        token,
+        nonce,
+        imageUrl,
+        failureImageUrl,
+      });
+      return send(res, 200, "text/html; charset=utf-8", page, nonce);
+    }
+    if (req.method === "GET" && url.pathname === "/failure-image") {
+      const failure = (await failures()).find((f) => f.id === url.searchParams.get("id"));
+      const label = url.searchParams.get("label") ?? "";
+      // Only the images a failure of the last run kept, from inside its run's folder.
+      const allowed = failure && (FAILURE_IMAGES[failure.kind] as readonly string[]).includes(label);
+      const file = allowed ? await artifactFile(failure.run, failure.entry, label) : undefined;
+      return file
+        ? send(res, 200, "image/png", await fs.readFile(file))
+        : send(res, 404, "text/plain", "No such failure image.\n");
+    }
+    if (req.method === "POST" && url.pathname === "/failures") {
+      const body = await jsonBody(req, res, FailuresBody);
+      if (!body) return;
+      const known = await failures();
+      const by: ReviewBy = { name: options.reviewer, at: new Date().toISOString() };
+      const changes = [];
+      for (const id of body.ids) {
+        const failure = known.find((f) => f.id === id);
+        const done = failure
+          ? await decideFailure(options.store, failure, body.action, by)
+          : { key: "", action: "refused", files: [], why: "it is not a failure of the last run" };
+        changes.push({ id, ...done, files: done.files.map((f) => locate(options.store, f)) });
+      }
+      return json(res, 200, { changes });
     }
     if (req.method === "GET" && url.pathname === "/image") {
       const file = url.searchParams.get("file") ?? "";
@@ -113,17 +215,8 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
       return image ? send(res, 200, "image/png", image) : send(res, 404, "text/plain", "No such pending image.\n");
     }
     if (req.method === "POST" && url.pathname === "/decide") {
-      if (!req.headers["content-type"]?.startsWith("application/json")) {
-        return json(res, 415, { error: "send application/json" });
-      }
-      let body;
-      try {
-        const parsed = DecideBody.safeParse(JSON.parse(await readBody(req)));
-        if (!parsed.success) return json(res, 400, { error: describeZodError(parsed.error) });
-        body = parsed.data;
-      } catch (error) {
-        return json(res, 400, { error: (error as Error).message });
-      }
+      const body = await jsonBody(req, res, DecideBody);
+      if (!body) return;
       const { values } = await pending();
       const chosen = body.values.map(({ key, seen }) => {
         const value = values.find((v) => v.entry.key === key);

@@ -1,0 +1,7 @@
+/** Escape text for HTML content and attribute values. */
+export function esc(value: unknown): string {
+  return String(value).replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
+}

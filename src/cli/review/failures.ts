@@ -1,0 +1,137 @@
+/**
+ * The last run's failures on the review page (docs/reviewing.md "Failures on the review page"):
+ * read from the results folder as `tapshot accept --failed` reads them (accept-failed.ts), each
+ * with the images the run kept and its change's fingerprint (fingerprint.ts). A baseline is
+ * accepted by the same rules as `accept --failed`; a tap is forgotten, so the next run learns it.
+ */
+import { promises as fs } from "node:fs";
+import {
+  BaselineRecordSchema,
+  deleteRecord,
+  readRecord,
+  sha256,
+  TapRecordSchema,
+  type BaselineRecord,
+  type TapRecord,
+} from "../../core/store/records.js";
+import type { Store } from "../../core/store/store.js";
+import { lastRun, readRuns, type Run, type RunEntry } from "../runs.js";
+import { acceptFailure, artifactFile, failuresOf, type FailureDecision } from "./accept-failed.js";
+import { withKeyLock, type ReviewBy } from "./actions.js";
+import type { Fingerprinter } from "./fingerprint.js";
+
+/** The images a failure may show, by kind (the labels the flows report them under). */
+export const FAILURE_IMAGES = {
+  baseline: ["expected", "actual", "diff"],
+  tap: ["screenshot", "expected-crop", "actual-crop"],
+} as const;
+
+/** One failure of the last run, as the review page shows it. */
+export interface ReviewFailure {
+  /** `<run id>:<line>`: which call of which run. */
+  id: string;
+  kind: "baseline" | "tap";
+  run: Run;
+  entry: RunEntry & { key: string };
+  /** The labels of {@link FAILURE_IMAGES} the run kept a file for. */
+  images: string[];
+  /** Of the change from expected to actual (baselines only). */
+  fingerprint?: string;
+  /** A baseline's stored value it failed against: its prompt, varying boxes and prompt masks. */
+  baseline?: Pick<BaselineRecord, "prompt" | "device" | "varying" | "promptMasks">;
+  /** A tap's stored value it failed against: where its box and point are on the screen. */
+  tap?: Pick<TapRecord, "point" | "box" | "crop" | "device">;
+}
+
+/**
+ * Whether a failure is settled since: its baseline now is the run's screenshot (accepted), or its
+ * tap is no longer stored or was stored again after the failure (forgotten, or learned again).
+ */
+async function settled(store: Store, failure: ReviewFailure): Promise<boolean> {
+  const { key, at } = failure.entry;
+  if (failure.kind === "tap") {
+    const stored = await readRecord(store, key, TapRecordSchema).catch(() => null);
+    if (stored) failure.tap = stored.record;
+    return !stored || stored.record.storedAt > at;
+  }
+  const actual = await artifactFile(failure.run, failure.entry, "actual");
+  const stored = await readRecord(store, key, BaselineRecordSchema).catch(() => null);
+  if (stored) failure.baseline = stored.record;
+  return Boolean(actual && stored && stored.record.imageSha256 === sha256(await fs.readFile(actual)));
+}
+
+/**
+ * The failures of the last test run under `resultsDir` that are not settled in `store` yet (baselines'
+ * with their change's fingerprint when `fingerprint` is given), each with
+ * its store key (entries of an SDK before keys were recorded are left out: nothing says which value failed).
+ */
+export async function lastFailures(
+  resultsDir: string,
+  store: Store,
+  { fingerprint }: { fingerprint?: Fingerprinter } = {},
+): Promise<ReviewFailure[]> {
+  const runs = lastRun(await readRuns(resultsDir));
+  const { baselines, taps } = failuresOf(runs);
+  const tapFailures = new Map<string, { run: Run; entry: RunEntry & { key: string } }>();
+  for (const run of runs) {
+    for (const entry of run.entries) {
+      if (taps.includes(entry) && entry.key)
+        tapFailures.set(entry.key, { run, entry: entry as RunEntry & { key: string } });
+    }
+  }
+  const found: ReviewFailure[] = [];
+  for (const [kind, list] of [
+    ["baseline", baselines],
+    ["tap", [...tapFailures.values()]],
+  ] as const) {
+    for (const { run, entry } of list) {
+      const images: string[] = [];
+      for (const label of FAILURE_IMAGES[kind]) if (await artifactFile(run, entry, label)) images.push(label);
+      const failure: ReviewFailure = { id: `${run.id}:${run.entries.indexOf(entry)}`, kind, run, entry, images };
+      if (await settled(store, failure)) continue;
+      if (fingerprint && kind === "baseline" && images.includes("expected") && images.includes("actual")) {
+        const [expected, actual] = await Promise.all(
+          ["expected", "actual"].map(async (label) => fs.readFile((await artifactFile(run, entry, label))!)),
+        );
+        failure.fingerprint = await fingerprint(expected!, actual!).catch(() => undefined);
+      }
+      found.push(failure);
+    }
+  }
+  return found;
+}
+
+/** A failed tap's stored value removed, so the next run learns it again; refused when another value is stored there now. */
+export async function forgetTap(store: Store, failure: ReviewFailure): Promise<FailureDecision> {
+  const { key, prompt, device } = failure.entry;
+  const refuse = (why: string): FailureDecision => ({ key, action: "refused", files: [], why });
+  return withKeyLock(store, key, async () => {
+    const stored = await readRecord(store, key, TapRecordSchema);
+    if (!stored) return refuse(`no tap is stored at ${key}.json any more`);
+    if (stored.record.prompt !== prompt || key.split("/").at(-2) !== device) {
+      return refuse(`the stored tap is "${stored.record.prompt}" on another device than the failure's`);
+    }
+    return { key, action: "forgotten", files: await deleteRecord(store, key) };
+  });
+}
+
+/** Accept (a baseline) or forget (a tap) one failure; an error is a refusal, so the others still go on. */
+export async function decideFailure(
+  store: Store,
+  failure: ReviewFailure,
+  action: "accept" | "forget",
+  by: ReviewBy,
+): Promise<FailureDecision> {
+  const wrong = action === "accept" ? failure.kind !== "baseline" : failure.kind !== "tap";
+  if (wrong) {
+    const way = failure.kind === "tap" ? "forget it" : "accept it";
+    return { key: failure.entry.key, action: "refused", files: [], why: `a failed ${failure.kind}: ${way} instead` };
+  }
+  try {
+    return action === "accept"
+      ? await acceptFailure(store, failure.run, failure.entry, by)
+      : await forgetTap(store, failure);
+  } catch (error) {
+    return { key: failure.entry.key, action: "refused", files: [], why: (error as Error).message };
+  }
+}
