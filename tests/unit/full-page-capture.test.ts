@@ -13,6 +13,9 @@ import type { DeviceAdapter, DeviceSession, Swipe } from "../../src/core/device/
 import { createPlatformApi } from "../../src/core/engine/engine.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
 import { decode, encodePng, type RawImage } from "../../src/core/pixels/images.js";
+import { acceptFailure, failuresOf } from "../../src/cli/review/accept-failed.js";
+import { lastRun, readRuns } from "../../src/cli/runs.js";
+import { FileStore } from "../../src/core/store/file-store.js";
 import { BaselineRecordSchema } from "../../src/core/store/records.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
@@ -261,6 +264,38 @@ test("mode update stores a changed page in place, a whole page still, pending re
   expect(after.record.previous?.imageSha256).toBe(before.record.imageSha256);
   expect(channel.count("judge")).toBe(1);
   expect(channel.count()).toBe(1);
+});
+
+test("accept --failed turns a page's failure into the stored page, and the next run matches with no model call", async () => {
+  const page = await scrollingPage(40);
+  const resultsDir = path.join(storageDir, "results");
+  const withResults = (mode: "auto" | "replay") => configureAi({ channel, storageDir, mode, log: false, resultsDir });
+  const options = { fullPage: true, maxDiffPixels: 10 };
+  withResults("auto");
+  const ai = createPlatformApi(scrollingAdapter(page));
+  await ai.expect({}).toMatchScreenshot("orders", "the list", options);
+  const before = await storedPage("orders");
+  const stride = WIDTH * 4;
+  page.body.data.fill(0, 600 * stride + 40, 600 * stride + 400);
+  withResults("replay");
+  await expect(ai.expect({}).toMatchScreenshot("orders", "the list", options)).rejects.toMatchObject({
+    code: "screenshot-mismatch",
+  });
+
+  const { baselines } = failuresOf(lastRun(await readRuns(resultsDir)));
+  expect(baselines).toHaveLength(1);
+  const { run, entry } = baselines[0]!;
+  const by = { name: "Tess Reviewer", at: new Date().toISOString() };
+  expect(await acceptFailure(new FileStore(storageDir), run, entry, by)).toMatchObject({ action: "accepted" });
+  const after = await storedPage("orders");
+  expect(after.record.fullPage).toEqual(before.record.fullPage);
+  expect(after.image.data.equals(page.whole().data)).toBe(true);
+  expect(after.record.previous?.imageSha256).toBe(before.record.imageSha256);
+
+  const calls = channel.count();
+  const again = await ai.expect({}).toMatchScreenshot("orders", "the list", options);
+  expect(again).toMatchObject({ outcome: "matched", aiCalls: 0, diffPixels: 0 });
+  expect(channel.count()).toBe(calls);
 });
 
 test("autoHeal: the model compares the pages; a restyle becomes the baseline, a real change fails and keeps it", async () => {

@@ -11,6 +11,7 @@ import {
   BaselineRecordSchema,
   BaselineValueSchema,
   FORMAT,
+  imageSizeOf,
   readRecord,
   replaceRecord,
   sha256,
@@ -82,11 +83,15 @@ export async function acceptFailure(store: Store, run: Run, entry: RunEntry & { 
       return refuse(`the stored baseline is "${record.name}" on another device than the failure's`);
     }
     const size = pngSize(actual);
-    const screen = record.device.screen;
-    if (!size || size.width !== screen.width || size.height !== screen.height) {
+    const want = imageSizeOf(record);
+    if (!size || size.width !== want.width || size.height !== want.height) {
+      const taken = size ? `${size.width}x${size.height}` : "not a PNG";
       return refuse(
-        `the failure's screenshot is ${size ? `${size.width}x${size.height}` : "not a PNG"}, the stored baseline ` +
-          `${screen.width}x${screen.height}: it is not the same screen`,
+        record.fullPage && size?.width === want.width
+          ? `the failure's page is ${taken}, the stored page ${want.width}x${want.height}: a page of another ` +
+              `height is not accepted from a failure; store it with TAPSHOT_MODE=update`
+          : `the failure's screenshot is ${taken}, the stored baseline ${want.width}x${want.height}: it is not ` +
+              `the same screen`,
       );
     }
     if (sha256(expected) !== record.imageSha256) {

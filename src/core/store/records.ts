@@ -196,7 +196,7 @@ function sizeText(size: Size): string {
 }
 
 /** The size a record's image must have: a tap's crop, a baseline's screen, or a whole-page baseline's page. */
-function imageSizeOf(record: {
+export function imageSizeOf(record: {
   kind: string;
   device: DeviceDescription;
   crop?: Size;
