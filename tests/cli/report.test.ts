@@ -172,6 +172,18 @@ test("heals show before and after side by side", async () => {
   await expect(imagesLoaded(`[data-testid="heal"]`)).resolves.toEqual({ count: 6, loaded: 6 });
 });
 
+test("the slider's own script runs under the report's content policy, and the keyboard moves it", async () => {
+  const clip = () =>
+    browser!.execute(
+      () => (document.querySelector('[data-testid="compare"] img.top') as HTMLElement | null)?.style.clipPath ?? "",
+    );
+  // Set by the script on load: the page's policy allowed it by its hash.
+  expect(await clip()).toMatch(/50%\)$/);
+  await browser!.$('[data-testid="compare"] input').click();
+  await browser!.keys(["Home"]);
+  expect(await clip()).toMatch(/ 0%\)$/);
+});
+
 test("failures of the last run show their artifacts: the screenshot's diff, the tap's crops", async () => {
   const screenshot = browser!.$(`[data-testid="failure"][data-api="toMatchScreenshot"][data-subject="confirmation"]`);
   const labels = await screenshot.$$(`figure[data-label]`).map((a) => a.getAttribute("data-label"));

@@ -14,6 +14,7 @@ import { consoleLogger, formatLogLine, HEALED_MESSAGE, type LogEntry } from "../
 import { FileStore } from "../../src/core/store/file-store.js";
 import { tapKey } from "../../src/core/store/keys.js";
 import { createRecord, FORMAT, sha256, type TapRecord } from "../../src/core/store/records.js";
+import { COMPARE_SCRIPT } from "../../src/cli/report/compare.js";
 import { FakeDevice } from "../support/fake-device.js";
 import { runCli } from "../cli/run-cli.js";
 
@@ -149,7 +150,12 @@ describe("the report", () => {
     expect([...new Set(targets.filter((t) => !t.startsWith("#")))]).toEqual([
       `files/runs/${encodeURIComponent(RUN)}/screenshot-confirmation__pixel__expected.png`,
     ]);
-    expect(html).not.toContain("<script");
+    // The only script is the report's own slider script, and the page's policy lets no other run.
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html).toContain(`<script>${COMPARE_SCRIPT}</script>`);
+    expect(html).toMatch(
+      /<meta http-equiv="Content-Security-Policy" content="default-src 'none';[^"]* script-src 'sha256-/,
+    );
     expect(html).toContain("http://evil.example/track.png");
     expect(html).toContain("javascript:alert(1)");
     expect(html).toContain("&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;");

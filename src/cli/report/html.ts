@@ -1,4 +1,5 @@
 /** Renders the report view as one static HTML page (no external assets; its only script moves the sliders, compare.ts). */
+import { createHash } from "node:crypto";
 import { age } from "../format.js";
 import { reviewOf } from "../../core/store/records.js";
 import { boxOverlays, COMPARE_SCRIPT, COMPARE_STYLE, compareFigures, fullSize, pct } from "./compare.js";
@@ -7,6 +8,15 @@ import { STYLE } from "./style.js";
 import { TAP_SCREEN_STYLE, tapOnScreen } from "./tap-screen.js";
 import { costRows } from "./totals.js";
 import type { BaselineView, CallView, Overlay, ReportView, TapView } from "./view.js";
+
+/**
+ * The report's content policy: its own images (beside it, opened from disk or served), inline
+ * styles, and only its own slider script, by hash; nothing fetched, no other script, wherever
+ * the page is opened.
+ */
+const REPORT_POLICY =
+  `default-src 'none'; img-src 'self' file:; style-src 'unsafe-inline'; ` +
+  `script-src 'sha256-${createHash("sha256").update(COMPARE_SCRIPT).digest("base64")}'`;
 
 function when(time: Date | string, now: number): string {
   const iso = new Date(time).toISOString();
@@ -208,6 +218,7 @@ export function renderReport(view: ReportView): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${REPORT_POLICY}">
 <title>tapshot report</title>
 <style>${STYLE}${COMPARE_STYLE}${TAP_SCREEN_STYLE}</style>
 </head>
