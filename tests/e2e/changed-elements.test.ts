@@ -8,13 +8,12 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BaselineRecordSchema } from "../../src/core/store/records.js";
-import { gemini } from "../../src/providers/index.js";
-import { configureAi, resetAi } from "../../src/runner/index.js";
-import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
-import { domKnowledge, type DomKnowledge } from "../support/dom-knowledge.js";
+import type { WireDouble } from "../../rig/model-doubles/index.js";
+import type { DomKnowledge } from "../support/dom-knowledge.js";
 import { iphone15, pixel7 } from "../../rig/profiles.js";
-import { rigTarget, startRig, type Rig, type RigSession } from "../../rig/session.js";
+import type { Rig, RigSession } from "../../rig/session.js";
 import type { Variant } from "../../demo/app/server.js";
+import { configureRig, useRigAndDouble } from "../support/rig-double.js";
 
 const KEY = "e2e-test-key-not-secret";
 const PROMPT = "the cart with 2 items; the balance varies";
@@ -26,17 +25,11 @@ let knowledge: DomKnowledge;
 let storageDir: string;
 let phone: RigSession;
 
+useRigAndDouble(KEY, (started) => ({ rig, double, knowledge } = started));
+
 beforeAll(async () => {
-  knowledge = domKnowledge();
-  [rig, double] = await Promise.all([startRig(), startGeminiDouble(knowledge, { apiKey: KEY })]);
   storageDir = await mkdtemp(join(tmpdir(), "tapshot-changes-"));
-  configureAi({
-    channel: gemini({ apiKey: KEY, baseUrl: double.baseUrl }),
-    storageDir,
-    target: rigTarget,
-    resultsDir: join(storageDir, "results"),
-    mode: "auto",
-  });
+  configureRig(double, KEY, { storageDir });
   phone = await rig.session(pixel7);
   knowledge.session = phone;
   await phone.open("cart", { seed: SEED });
@@ -44,8 +37,6 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  resetAi();
-  await Promise.allSettled([rig?.stop(), double?.close()]);
   await rm(storageDir, { recursive: true, force: true });
 }, 60_000);
 

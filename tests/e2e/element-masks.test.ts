@@ -10,15 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ScreenshotOptions } from "../../src/core/engine/options.js";
 import { BaselineRecordSchema } from "../../src/core/store/records.js";
-import { gemini } from "../../src/providers/index.js";
-import { configureAi } from "../../src/runner/index.js";
 import { addAiCommands, aiMatchers } from "../../src/wdio/index.js";
 import type { WireDouble } from "../../rig/model-doubles/index.js";
 import type { DomKnowledge } from "../support/dom-knowledge.js";
-import { useRigAndDouble } from "../support/rig-double.js";
 import { galaxyS23, iphone15, iphoneSE, pixel7, type PhoneProfile } from "../../rig/profiles.js";
-import { rigTarget, type Rig, type RigSession } from "../../rig/session.js";
+import type { Rig, RigSession } from "../../rig/session.js";
 import type { Variant } from "../../demo/app/server.js";
+import { configureRig, useRigAndDouble } from "../support/rig-double.js";
 
 const KEY = "e2e-test-key-not-secret";
 const PROMPT = "the cart with 2 items; the balance varies";
@@ -36,13 +34,7 @@ useRigAndDouble(KEY, (started) => ({ rig, double, knowledge } = started));
 
 beforeEach(async () => {
   storageDir = await mkdtemp(join(tmpdir(), "tapshot-masks-"));
-  configureAi({
-    channel: gemini({ apiKey: KEY, baseUrl: double.baseUrl }),
-    storageDir,
-    target: rigTarget,
-    resultsDir: join(storageDir, "results"),
-    mode: "auto",
-  });
+  configureRig(double, KEY, { storageDir });
 });
 
 afterEach(async () => {

@@ -8,13 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ScreenshotMismatchError } from "../../src/core/ground/errors.js";
 import { BaselineRecordSchema } from "../../src/core/store/records.js";
-import { gemini } from "../../src/providers/index.js";
-import { configureAi } from "../../src/runner/index.js";
 import type { WireDouble } from "../../rig/model-doubles/index.js";
 import type { DomKnowledge } from "../support/dom-knowledge.js";
-import { useRigAndDouble } from "../support/rig-double.js";
 import { pixel7 } from "../../rig/profiles.js";
-import { rigTarget, type Rig } from "../../rig/session.js";
+import type { Rig } from "../../rig/session.js";
+import { configureRig, useRigAndDouble } from "../support/rig-double.js";
 
 const KEY = "e2e-fail-fast-key";
 /** Longer than this test's own 120 s limit: a call that waited for it would fail the test. */
@@ -28,12 +26,9 @@ let storageDir: string;
 useRigAndDouble(KEY, (started) => ({ rig, double, knowledge } = started));
 
 function configure(mode: "auto" | "update") {
-  configureAi({
-    channel: gemini({ apiKey: KEY, baseUrl: double.baseUrl }),
+  configureRig(double, KEY, {
     storageDir,
-    target: rigTarget,
     log: false,
-    resultsDir: join(storageDir, "results"),
     mode,
   });
 }

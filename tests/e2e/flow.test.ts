@@ -9,13 +9,11 @@ import { join } from "node:path";
 import type { LogEntry } from "../../src/core/ground/log.js";
 import { BaselineRecordSchema, TapRecordSchema } from "../../src/core/store/records.js";
 import { A11Y_MODEL } from "../../src/core/flows/tap/heal-ladder.js";
-import { gemini } from "../../src/providers/index.js";
-import { configureAi } from "../../src/runner/index.js";
 import type { WireDouble } from "../../rig/model-doubles/index.js";
 import type { DomKnowledge } from "../support/dom-knowledge.js";
-import { useRigAndDouble } from "../support/rig-double.js";
 import { galaxyS23, pixel7 } from "../../rig/profiles.js";
-import { rigTarget, type Rig, type RigSession } from "../../rig/session.js";
+import type { Rig, RigSession } from "../../rig/session.js";
+import { configureRig, useRigAndDouble } from "../support/rig-double.js";
 
 const KEY = "e2e-test-key-not-secret";
 const CHECKOUT = "the Checkout button";
@@ -32,13 +30,9 @@ useRigAndDouble(KEY, (started) => ({ rig, double, knowledge } = started));
 beforeEach(async () => {
   storageDir = await mkdtemp(join(tmpdir(), "tapshot-e2e-"));
   logs = [];
-  configureAi({
-    channel: gemini({ apiKey: KEY, baseUrl: double.baseUrl }),
+  configureRig(double, KEY, {
     storageDir,
-    target: rigTarget,
     log: (entry) => logs.push(entry),
-    resultsDir: join(storageDir, "results"),
-    mode: "auto",
   });
 });
 

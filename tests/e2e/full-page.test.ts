@@ -11,13 +11,11 @@ import sharp from "sharp";
 import { RENAMED_ROW } from "../../demo/app/long-pages.js";
 import { BaselineRecordSchema, type BaselineRecord } from "../../src/core/store/records.js";
 import { decode, type RawImage } from "../../src/core/pixels/images.js";
-import { gemini } from "../../src/providers/index.js";
-import { configureAi } from "../../src/runner/index.js";
 import type { WireDouble } from "../../rig/model-doubles/index.js";
 import { pixel7 } from "../../rig/profiles.js";
-import { rigTarget, type Rig, type RigSession } from "../../rig/session.js";
-import { useRigAndDouble } from "../support/rig-double.js";
+import type { Rig, RigSession } from "../../rig/session.js";
 import type { DomKnowledge } from "../support/dom-knowledge.js";
+import { configureRig, useRigAndDouble } from "../support/rig-double.js";
 
 const KEY = "e2e-test-key-not-secret";
 const NAME = "order-history";
@@ -46,11 +44,8 @@ afterAll(async () => {
 });
 
 function configure(mode: "auto" | "replay") {
-  configureAi({
-    channel: gemini({ apiKey: KEY, baseUrl: double.baseUrl }),
+  configureRig(double, KEY, {
     storageDir,
-    target: rigTarget,
-    resultsDir: join(storageDir, "results"),
     mode,
   });
 }

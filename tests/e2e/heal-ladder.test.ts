@@ -12,13 +12,12 @@ import { XMLParser } from "fast-xml-parser";
 import type { TapOptions } from "../../src/core/engine/options.js";
 import { TapRecordSchema, type TapRecord } from "../../src/core/store/records.js";
 import { AGREED_MODEL, CROP_SEARCH_MODEL } from "../../src/core/flows/tap/heal-ladder.js";
-import { gemini } from "../../src/providers/index.js";
-import { configureAi, resetAi } from "../../src/runner/index.js";
-import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
-import { domKnowledge, type DomKnowledge } from "../support/dom-knowledge.js";
+import type { WireDouble } from "../../rig/model-doubles/index.js";
+import type { DomKnowledge } from "../support/dom-knowledge.js";
 import { iphone15, pixel7 } from "../../rig/profiles.js";
-import { rigTarget, startRig, type Rig, type RigSession } from "../../rig/session.js";
+import type { Rig, RigSession } from "../../rig/session.js";
 import type { Variant } from "../../demo/app/server.js";
+import { configureRig, useRigAndDouble } from "../support/rig-double.js";
 
 const KEY = "e2e-test-key-not-secret";
 const CHECKOUT = "the Checkout button";
@@ -45,18 +44,12 @@ type Box = { x: number; y: number; width: number; height: number };
 const inside = (p: { x: number; y: number }, b: Box) =>
   p.x >= b.x && p.x <= b.x + b.width && p.y >= b.y && p.y <= b.y + b.height;
 
+useRigAndDouble(KEY, (started) => ({ rig, double, knowledge } = started));
+
 beforeAll(async () => {
-  knowledge = domKnowledge();
-  [rig, double] = await Promise.all([startRig(), startGeminiDouble(knowledge, { apiKey: KEY })]);
   storageDir = await mkdtemp(join(tmpdir(), "tapshot-heal-ladder-"));
   learnedDir = join(storageDir, "learned");
-  configureAi({
-    channel: gemini({ apiKey: KEY, baseUrl: double.baseUrl }),
-    storageDir,
-    target: rigTarget,
-    resultsDir: join(storageDir, "results"),
-    mode: "auto",
-  });
+  configureRig(double, KEY, { storageDir });
   phone = await rig.session(pixel7);
   knowledge.session = phone;
   const taps = join(storageDir, "_ai_", "taps");
@@ -79,8 +72,6 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  resetAi();
-  await Promise.allSettled([rig?.stop(), double?.close()]);
   if (storageDir) await rm(storageDir, { recursive: true, force: true });
 }, 60_000);
 

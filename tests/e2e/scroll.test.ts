@@ -9,12 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LogEntry } from "../../src/core/ground/log.js";
 import { TapRecordSchema, type TapRecord } from "../../src/core/store/records.js";
-import { gemini } from "../../src/providers/index.js";
-import { configureAi, resetAi } from "../../src/runner/index.js";
-import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
-import { domKnowledge, type DomKnowledge } from "../support/dom-knowledge.js";
+import type { WireDouble } from "../../rig/model-doubles/index.js";
+import type { DomKnowledge } from "../support/dom-knowledge.js";
 import { pixel7 } from "../../rig/profiles.js";
-import { rigTarget, startRig, type Rig, type RigSession } from "../../rig/session.js";
+import type { Rig, RigSession } from "../../rig/session.js";
+import { configureRig, useRigAndDouble } from "../support/rig-double.js";
 
 const KEY = "e2e-test-key-not-secret";
 const PLACE_ORDER = "the Place order button";
@@ -28,28 +27,23 @@ let storageDir: string;
 let logs: LogEntry[];
 let session: RigSession;
 
+useRigAndDouble(KEY, (started) => ({ rig, double, knowledge } = started));
+
 beforeAll(async () => {
-  knowledge = domKnowledge();
-  [rig, double] = await Promise.all([startRig(), startGeminiDouble(knowledge, { apiKey: KEY })]);
   session = await rig.session(pixel7);
   knowledge.session = session;
   storageDir = await mkdtemp(join(tmpdir(), "tapshot-e2e-scroll-"));
 }, 180_000);
 
 afterAll(async () => {
-  resetAi();
-  await Promise.allSettled([rig?.stop(), double?.close()]);
   if (storageDir) await rm(storageDir, { recursive: true, force: true });
 }, 60_000);
 
 function configure(mode: "auto" | "replay") {
   logs = [];
-  configureAi({
-    channel: gemini({ apiKey: KEY, baseUrl: double.baseUrl }),
+  configureRig(double, KEY, {
     storageDir,
-    target: rigTarget,
     log: (entry) => logs.push(entry),
-    resultsDir: join(storageDir, "results"),
     mode,
   });
 }

@@ -9,12 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TRANSFER_MODEL } from "../../src/core/flows/tap/transfer.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
-import { gemini } from "../../src/providers/index.js";
-import { configureAi, resetAi } from "../../src/runner/index.js";
-import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
-import { domKnowledge, type DomKnowledge } from "../support/dom-knowledge.js";
+import { resetAi } from "../../src/runner/index.js";
+import type { WireDouble } from "../../rig/model-doubles/index.js";
+import type { DomKnowledge } from "../support/dom-knowledge.js";
 import { galaxyS23, iphone15, iphoneSE, pixel7, type PhoneProfile } from "../../rig/profiles.js";
-import { rigTarget, startRig, type Rig } from "../../rig/session.js";
+import type { Rig } from "../../rig/session.js";
+import { configureRig, useRigAndDouble } from "../support/rig-double.js";
 
 const KEY = "e2e-test-key-not-secret";
 const CHECKOUT = "the Checkout button";
@@ -31,21 +31,15 @@ const inside = (p: { x: number; y: number }, b: Box) =>
   p.x >= b.x && p.x <= b.x + b.width && p.y >= b.y && p.y <= b.y + b.height;
 const locates = () => double.received.filter((r) => r.kind === "locate").length;
 
-beforeAll(async () => {
-  knowledge = domKnowledge();
-  [rig, double] = await Promise.all([startRig(), startGeminiDouble(knowledge, { apiKey: KEY })]);
-}, 180_000);
+useRigAndDouble(KEY, (started) => ({ rig, double, knowledge } = started));
 
 beforeEach(async () => {
   storageDir = await mkdtemp(join(tmpdir(), "tapshot-transfer-e2e-"));
   logs = [];
-  configureAi({
-    channel: gemini({ apiKey: KEY, baseUrl: double.baseUrl }),
+  configureRig(double, KEY, {
     storageDir,
-    target: rigTarget,
     resultsDir: false,
     log: (e) => logs.push(e),
-    mode: "auto",
   });
 });
 
@@ -53,10 +47,6 @@ afterEach(async () => {
   resetAi();
   await rm(storageDir, { recursive: true, force: true });
 });
-
-afterAll(async () => {
-  await Promise.allSettled([rig?.stop(), double?.close()]);
-}, 60_000);
 
 /** Learn Checkout on `from` with the model double. */
 async function learnOn(from: PhoneProfile) {

@@ -2,9 +2,11 @@
  * One Appium rig and one Gemini wire double per e2e test file: started before the file's tests
  * (the double learns the rig's pages through `knowledge`) and stopped after them.
  */
+import { join } from "node:path";
 import { startGeminiDouble, type WireDouble } from "../../rig/model-doubles/index.js";
-import { startRig, type Rig } from "../../rig/session.js";
-import { resetAi } from "../../src/runner/index.js";
+import { rigTarget, startRig, type Rig } from "../../rig/session.js";
+import { gemini } from "../../src/providers/index.js";
+import { configureAi, resetAi, type AiConfig } from "../../src/runner/index.js";
 import { domKnowledge, type DomKnowledge } from "./dom-knowledge.js";
 
 /** What {@link useRigAndDouble} started. */
@@ -30,4 +32,23 @@ export function useRigAndDouble(apiKey: string, started: (parts: RigAndDouble) =
     resetAi();
     await Promise.allSettled([parts.rig?.stop(), parts.double?.close()]);
   }, 60_000);
+}
+
+/**
+ * configureAi for a run on the rig: the gemini() provider over HTTP to `double`, each session's own
+ * device as the target, mode "auto" and the run's results under `<storageDir>/results` unless
+ * `options` says otherwise.
+ */
+export function configureRig(
+  double: WireDouble,
+  apiKey: string,
+  options: Omit<AiConfig, "channel" | "target"> & { storageDir: string },
+): void {
+  configureAi({
+    channel: gemini({ apiKey, baseUrl: double.baseUrl }),
+    target: rigTarget,
+    resultsDir: join(options.storageDir, "results"),
+    mode: "auto",
+    ...options,
+  });
 }
