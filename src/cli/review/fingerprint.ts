@@ -4,13 +4,14 @@
  * long side is {@link FINGERPRINT_SIDE} pixels (a phone screenshot's diff at full size takes about
  * a second; the grid below is far coarser than that scale). The screen is cut into a
  * {@link GRID_COLUMNS} x {@link GRID_ROWS} grid in its own proportions, so phones of different
- * sizes and densities share cells; a cell is changed when pixelmatch's diff (src/core/pixels/images.ts
- * `compare`) paints at least {@link MIN_CELL_PIXELS} of its pixels red. The fingerprint is a hash
+ * sizes and densities share cells; a cell is changed when pixelmatch's diff (src/core/pixels/banded-diff.ts,
+ * as `compare` draws it) paints at least {@link MIN_CELL_PIXELS} of its pixels red. The fingerprint is a hash
  * of which cells changed: the same button restyled on a Pixel and an iPhone gives the same one, a
  * change elsewhere on one of them another.
  */
 import { createHash } from "node:crypto";
-import { compare, decode, resizeToFit } from "../../core/pixels/images.js";
+import { bandedDiff } from "../../core/pixels/banded-diff.js";
+import { decode, DEFAULT_THRESHOLD, resizeToFit } from "../../core/pixels/images.js";
 
 export const FINGERPRINT_SIDE = 800;
 export const GRID_COLUMNS = 8;
@@ -24,16 +25,16 @@ export async function changeFingerprint(before: Buffer, after: Buffer): Promise<
     decode((await resizeToFit(png, { maxSide: FINGERPRINT_SIDE, format: "png" })).data);
   const [a, b] = await Promise.all([scaled(before), scaled(after)]);
   if (a.width !== b.width || a.height !== b.height) return undefined;
-  const { diffPng } = await compare(a, b, { diff: true });
-  const diff = await decode(diffPng!);
+  const { width, height } = a;
+  // The raw diff image compare() would encode: a differing pixel pure red, every other one grey or yellow.
+  const { diff } = await bandedDiff(a.data, b.data, { width, height, threshold: DEFAULT_THRESHOLD });
   const counts = new Uint32Array(GRID_COLUMNS * GRID_ROWS);
-  for (let y = 0; y < diff.height; y++) {
-    const row = Math.floor((y * GRID_ROWS) / diff.height) * GRID_COLUMNS;
-    for (let x = 0; x < diff.width; x++) {
-      const i = (y * diff.width + x) * 4;
-      // The diff image paints a differing pixel pure red, every other one grey or yellow.
-      if (diff.data[i] === 255 && diff.data[i + 1] === 0 && diff.data[i + 2] === 0) {
-        counts[row + Math.floor((x * GRID_COLUMNS) / diff.width)]!++;
+  for (let y = 0; y < height; y++) {
+    const row = Math.floor((y * GRID_ROWS) / height) * GRID_COLUMNS;
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      if (diff[i] === 255 && diff[i + 1] === 0 && diff[i + 2] === 0) {
+        counts[row + Math.floor((x * GRID_COLUMNS) / width)]!++;
       }
     }
   }

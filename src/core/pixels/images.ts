@@ -116,6 +116,9 @@ export function rectFits(rect: Rect, width: number, height: number): boolean {
   return rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= width && rect.y + rect.height <= height;
 }
 
+/** The per-pixel colour distance a comparison tolerates unless told otherwise (pixelmatch's own default is 0.1). */
+export const DEFAULT_THRESHOLD = 0.1;
+
 /** Options for {@link compare}, in the spirit of pixelmatch's. */
 export interface CompareOptions {
   /** Per-pixel colour distance tolerated, 0 (exact) to 1 (anything); pixelmatch's threshold. Default 0.1. */
@@ -158,7 +161,7 @@ export async function compare(a: RawImage, b: RawImage, options: CompareOptions 
   }
   const total = a.width * a.height;
   const masks = options.masks ?? [];
-  const threshold = options.threshold ?? 0.1;
+  const threshold = options.threshold ?? DEFAULT_THRESHOLD;
   if (!options.diff) {
     if (a.data.equals(b.data)) return { diffPixels: 0, diffRatio: 0 };
     const stopAbove = options.stopAbove ?? Infinity;
@@ -185,7 +188,7 @@ export async function compare(a: RawImage, b: RawImage, options: CompareOptions 
 export async function comparePng(a: Buffer, b: Buffer, options: CompareOptions = {}): Promise<CompareResult> {
   if (!options.diff) {
     if (a.equals(b)) return { diffPixels: 0, diffRatio: 0 };
-    const { threshold = 0.1, masks = [], stopAbove = Infinity } = options;
+    const { threshold = DEFAULT_THRESHOLD, masks = [], stopAbove = Infinity } = options;
     const counted = comparePngRows(a, b, { threshold, masks, stopAbove });
     if (counted) {
       const { width, height } = pngSize(a)!;

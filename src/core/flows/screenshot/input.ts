@@ -15,10 +15,10 @@ import {
 } from "../../ground/checks.js";
 import { checkMaskEntries, type CheckedMasks } from "./mask-entries.js";
 import { checkFullPage, type FullPageParams } from "./page-options.js";
+import { DEFAULT_THRESHOLD } from "../../pixels/images.js";
 import { checkSettle, DEFAULT_SETTLE, type SettleRule } from "../../run/settle.js";
 import { baselineNameProblem, suggestBaselineName } from "../../store/keys.js";
 
-export const DEFAULT_THRESHOLD = 0.1;
 export const DEFAULT_MAX_DIFF_PIXEL_RATIO = 0.001;
 
 /** Parameters of one toMatchScreenshot call, already validated. */
