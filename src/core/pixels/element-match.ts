@@ -58,26 +58,30 @@ function unmatchedIn(a: RawImage, b: RawImage, { radius, threshold, stopAbove }:
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const i = y * width + x;
-      if (!hasLikeNear(pa[i]!, pb, { x, y, width, height, radius, maxDelta, k: i * 4 })) unmatched++;
+      const p = pa[i]!;
+      // The same place first: most pixels of a matching element match there.
+      if (p === pb[i] || Math.abs(colourDelta(p, pb[i]!, i * 4)) <= maxDelta) continue;
+      if (!likeNear(p, pb, x, y, { width, height, radius, maxDelta })) unmatched++;
       if (unmatched > stopAt) return unmatched / total;
     }
   }
   return unmatched / total;
 }
 
-/** Whether `pixel` has a pixel of like colour within `radius` of (x, y) in `other`, the same place first. */
-function hasLikeNear(
+/** Whether `pixel` has a pixel of like colour within `radius` of (x, y) in `other`. */
+function likeNear(
   pixel: number,
   other: Uint32Array,
-  at: { x: number; y: number; width: number; height: number; radius: number; maxDelta: number; k: number },
+  x: number,
+  y: number,
+  { width, height, radius, maxDelta }: { width: number; height: number; radius: number; maxDelta: number },
 ): boolean {
-  const { x, y, width, height, radius, maxDelta, k } = at;
-  const alike = (q: number) => q === pixel || Math.abs(colourDelta(pixel, q, k)) <= maxDelta;
-  if (alike(other[y * width + x]!)) return true;
+  const x0 = Math.max(0, x - radius);
+  const x1 = Math.min(width - 1, x + radius);
   for (let yy = Math.max(0, y - radius); yy <= Math.min(height - 1, y + radius); yy++) {
-    const row = yy * width;
-    for (let xx = Math.max(0, x - radius); xx <= Math.min(width - 1, x + radius); xx++) {
-      if (alike(other[row + xx]!)) return true;
+    for (let j = yy * width + x0; j <= yy * width + x1; j++) {
+      const q = other[j]!;
+      if (q === pixel || Math.abs(colourDelta(pixel, q, j * 4)) <= maxDelta) return true;
     }
   }
   return false;
