@@ -13,7 +13,8 @@ import path from "node:path";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
 import { TapRecordSchema } from "../../src/core/store/records.js";
-import { TRANSFER_MODEL } from "../../src/core/flows/tap/transfer.js";
+import { notASource, TRANSFER_MODEL } from "../../src/core/flows/tap/transfer.js";
+import type { TapRecord } from "../../src/core/store/records.js";
 import { identityDifference } from "../../src/core/flows/tap/transfer-evidence.js";
 import { placeDisagreement, promptPlaces } from "../../src/core/flows/tap/position-words.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
@@ -378,6 +379,17 @@ test("the element found by its identity at another place, with a lookalike where
 });
 
 describe("sources: only a model's answer or a value a person accepted", () => {
+  test("which records are sources", () => {
+    const record = (model: string, review?: TapRecord["review"]) => ({ model, review }) as TapRecord;
+    const accepted = { state: "accepted" as const, by: null, at: null };
+    expect(notASource(record(SCRIPTED_MODEL, { state: "pending" }))).toBeUndefined();
+    expect(notASource(record(TRANSFER_MODEL, accepted))).toBeUndefined();
+    // A record from before review states was accepted by being committed.
+    expect(notASource(record("local:crop-search"))).toBeUndefined();
+    expect(notASource(record(TRANSFER_MODEL, { state: "pending" }))).toMatch(/without a model \(local:transfer\)/);
+    expect(notASource(record("local:a11y", { state: "pending" }))).toMatch(/not accepted in review/);
+  });
+
   test("a pending transferred record is no source: the model is asked before any tap, until it is accepted", async () => {
     const api = await learnOnSource("android");
     current = phone("android", "Second Phone", 2, cart("android"));
@@ -456,7 +468,9 @@ describe("position words in the prompt need the element's place to agree", () =>
     modelAskedBeforeAnyTap(current);
     expect(hit(current, "socks")).toBe(true);
     expect(channel.requests.at(-1)).toMatchObject({
-      evidence: expect.stringContaining('"first" names another element of 2 of its kind (this one is number 2 of 2'),
+      evidence: expect.stringContaining(
+        'among the elements with its id here, "first" names another of these 2: this one is number 2 from the start',
+      ),
     });
   });
 
@@ -481,11 +495,13 @@ describe("position words in the prompt need the element's place to agree", () =>
     const c = { x: 0, y: 60, width: 100, height: 40 };
     const first = promptPlaces("first").places[0]!;
     expect(placeDisagreement(first, a, [c, b, a])).toBeUndefined();
-    expect(placeDisagreement(first, b, [c, b, a])).toMatch(/number 2 of 3 from the start in reading order/);
+    expect(placeDisagreement(first, b, [c, b, a])).toMatch(
+      /another of these 3: this one is number 2 from the start in reading order/,
+    );
     expect(placeDisagreement(promptPlaces("right").places[0]!, b, [a, b, c])).toBeUndefined();
     expect(placeDisagreement(promptPlaces("bottom").places[0]!, c, [a, b, c])).toBeUndefined();
     expect(placeDisagreement(promptPlaces("top").places[0]!, c, [a, b, c])).toMatch(
-      /number 3 of 3 from the start top to bottom/,
+      /number 3 from the start top to bottom/,
     );
   });
 

@@ -76,9 +76,10 @@ export function placeDisagreement(place: NamedPlace, element: Rect, kind: readon
   if (mine === at) return undefined;
   const n = sorted.length;
   const where = place.fromEnd ? n - mine : mine + 1;
+  const named = n > place.index ? "another of these" : "none of these";
   return (
-    `"${place.word}" names ${n > place.index ? "another" : "no"} element of ${n} of its kind ` +
-    `(this one is number ${where} of ${n} ${place.fromEnd ? "from the end" : "from the start"} ${ORDER_NAMES[place.order]})`
+    `"${place.word}" names ${named} ${n}: this one is number ${where} ` +
+    `${place.fromEnd ? "from the end" : "from the start"} ${ORDER_NAMES[place.order]}`
   );
 }
 

@@ -5,7 +5,7 @@
  * agreeing with the stored image resized to its bounds. Anything short of all of them is the model's.
  */
 import type { Platform } from "../../device/description.js";
-import { describeAttributes, findElement, type A11yElement } from "../../device/page-source.js";
+import { describeAttributes, findElement, namesOf, type A11yElement } from "../../device/page-source.js";
 import type { Point, Rect } from "../../ground/geometry.js";
 import { cutRegion } from "../../pixels/crop.js";
 import { resizeRawTo, unmatchedShare } from "../../pixels/element-match.js";
@@ -116,8 +116,9 @@ async function findCandidate(call: Call, record: TapRecord, prompt: string): Pro
     return { kind: "none", why: `the element with ${wanted} covers half the screen or more: a container` };
   }
   const other = identityDifference(stored.attributes, element.attributes, platform);
-  if (other)
+  if (other) {
     return { kind: "none", why: `the element found by ${finding.matched.join(" + ")} ${other}: another element` };
+  }
   const misplaced = placeDifference(prompt, element, reading.elements, platform);
   if (misplaced) return { kind: "none", why: misplaced };
   return { kind: "found", element, matched: finding.matched };
@@ -154,12 +155,14 @@ function placeDifference(
     return `the prompt names a place by ${unchecked.map((w) => `"${w}"`).join(", ")}, which only the model can judge`;
   }
   if (!places.length) return undefined;
-  const id = platform === "android" ? "resource-id" : "name";
-  const by = element.attributes[id] !== undefined ? id : platform === "android" ? "class" : "type";
-  const kind = elements.filter((e) => e.attributes[by] === element.attributes[by]).map((e) => e.bounds);
+  const mine = namesOf(element, platform);
+  const by = mine.id !== undefined ? "id" : "class";
+  const kind = elements
+    .filter((e) => (by === "id" ? namesOf(e, platform).id === mine.id : namesOf(e, platform).cls === mine.cls))
+    .map((e) => e.bounds);
   for (const place of places) {
     const disagreement = placeDisagreement(place, element.bounds, kind);
-    if (disagreement) return `the prompt names a place: ${disagreement} by ${by}`;
+    if (disagreement) return `among the elements with its ${by} here, ${disagreement}`;
   }
   return undefined;
 }
