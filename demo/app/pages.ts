@@ -15,7 +15,10 @@ export type Screen = (typeof SCREENS)[number];
  * the content (Checkout moves down, unchanged); `grown` lists two more cart rows (Checkout moves
  * down, unchanged); `restyled` recolours Checkout in its place; `twins` adds a second, identical
  * Checkout button above the list (two equal buttons, neither at the old place). `renamed` labels
- * Checkout "Pay now" in its place (tests/e2e/changed-elements.test.ts).
+ * Checkout "Pay now" in its place (tests/e2e/changed-elements.test.ts). The transfer variants
+ * (tests/e2e/transfer.test.ts): `stretched` sizes Checkout by the viewport (44vw x 6vh: 173x51
+ * points on an iPhone 15, 165x40 on an iPhone SE, so its shape changes with the screen's);
+ * `dialog` draws a modal dialog over the cart, Checkout still in the page under it.
  */
 export const VARIANTS = [
   "default",
@@ -26,6 +29,8 @@ export const VARIANTS = [
   "restyled",
   "twins",
   "renamed",
+  "stretched",
+  "dialog",
 ] as const;
 export type Variant = (typeof VARIANTS)[number];
 
@@ -165,7 +170,7 @@ function cart({ variant, seed }: PageOptions, query: string): string {
   const href = `/checkout?${query}`;
   const checkoutLink = (classes: string) =>
     `<a class="${classes}" href="${href}" data-testid="checkout-button" role="button">${variant === "renamed" ? "Pay now" : "Checkout"}</a>`;
-  const button = checkoutLink("button");
+  const button = checkoutLink(variant === "stretched" ? "button stretched" : "button");
   const items = variant === "grown" ? [...ITEMS, ...MORE_ITEMS] : ITEMS;
   const checkout =
     variant === "regression"
@@ -183,6 +188,13 @@ ${checkoutLink("button pill")}
       ? `<div class="promo" data-testid="promo-banner">Free shipping on orders over €150 this week</div>\n`
       : "";
   const twin = variant === "twins" ? `${button}\n` : "";
+  const dialog =
+    variant === "dialog"
+      ? `<div class="dialog-backdrop" data-testid="dialog"><div class="dialog-card" data-testid="dialog-card">
+<strong>Allow notifications?</strong><span>We tell you when your order ships.</span>
+<a class="button" href="#" data-testid="dialog-allow" role="button">Allow</a>
+</div></div>\n`
+      : "";
   return `${appBar("Your cart")}<main>
 ${banner}${twin}<div class="balance" data-testid="balance"><span>Wallet balance<br>as of ${date}, ${time}</span><strong>${balance}</strong></div>
 <div class="card" data-testid="cart-items">
@@ -192,7 +204,7 @@ ${itemRows(items)}
 ${totals(subtotalOf(items))}
 </div>
 ${checkout}
-</main>
+${dialog}</main>
 `;
 }
 

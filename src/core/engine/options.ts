@@ -30,7 +30,8 @@ export interface TapOptions {
   heal?: HealRungs;
   /**
    * With nothing stored for this device, first try the tap's records on other devices of the
-   * platform, tapping without a model when the evidence is unambiguous (docs/transfer.md). Default true.
+   * platform, tapping without a model only when all the evidence agrees, and then asking no `verify`
+   * (docs/transfer.md). Default true.
    */
   transfer?: boolean;
   /** Total time budget of the call in ms (waiting for the screen, model calls, verify). Default 30000. */

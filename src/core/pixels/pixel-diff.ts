@@ -34,7 +34,7 @@ const MASK_GREY = MASK_GREY_BYTE * 0x01010101;
 /** Rows per band: small enough that an early stop comes soon, large enough that memcmp dominates. */
 const BAND_ROWS = 16;
 /** pixelmatch's largest possible YIQ distance. */
-const MAX_YIQ_DELTA = 35215;
+export const MAX_YIQ_DELTA = 35215;
 
 /** A mask clipped to the image and rounded outward to whole pixels, as [x0, x1) x [y0, y1). */
 interface Span {
@@ -58,7 +58,7 @@ export function maskSpans(masks: readonly Rect[], width: number, height: number)
 }
 
 /** Uint32 view of RGBA bytes, copying only when the bytes are not 4-aligned (pixelmatch needs the same). */
-function words(data: Uint8Array, pixels: number): Uint32Array {
+export function words(data: Uint8Array, pixels: number): Uint32Array {
   if (data.byteOffset % 4 === 0) return new Uint32Array(data.buffer, data.byteOffset, pixels);
   return new Uint32Array(Uint8Array.from(data.subarray(0, pixels * 4)).buffer);
 }
@@ -255,7 +255,7 @@ function brightnessDelta(p: number, q: number, k: number): number {
 }
 
 /** Squared YIQ distance of two differing pixels, negative when the second is lighter. */
-function colourDelta(p: number, q: number, k: number): number {
+export function colourDelta(p: number, q: number, k: number): number {
   let dr = (p & 0xff) - (q & 0xff);
   let dg = ((p >>> 8) & 0xff) - ((q >>> 8) & 0xff);
   let db = ((p >>> 16) & 0xff) - ((q >>> 16) & 0xff);

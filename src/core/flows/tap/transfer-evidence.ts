@@ -1,16 +1,19 @@
 /*
  * The evidence a transfer rests on and the rule that decides it (docs/transfer.md): the source
- * record's accessibility element in this device's page source, its crop searched at this
- * device's pixel density, and whether they agree.
+ * record's accessibility element found once in this device's page source with the same identity
+ * (id, text or label, class), at the place the prompt's position words name, and its pixels there
+ * agreeing with the stored image resized to its bounds. Anything short of all of them is the model's.
  */
-import { describeAttributes, findElement, type A11yElement, type A11yFinding } from "../../device/page-source.js";
-import { contains, type Point, type Rect } from "../../ground/geometry.js";
+import type { Platform } from "../../device/description.js";
+import { describeAttributes, findElement, namesOf, type A11yElement } from "../../device/page-source.js";
+import type { Point, Rect } from "../../ground/geometry.js";
 import { cutRegion } from "../../pixels/crop.js";
-import { decode, toRect, type RawImage } from "../../pixels/images.js";
-import { searchScaled, type ScaledFinding } from "../../pixels/scaled-search.js";
+import { resizeRawTo, unmatchedShare } from "../../pixels/element-match.js";
+import { decode, type RawImage } from "../../pixels/images.js";
 import type { Call } from "../../run/call.js";
 import type { TapRecord } from "../../store/records.js";
 import { readCost } from "./locate.js";
+import { placeDisagreement, promptPlaces } from "./position-words.js";
 
 /** A tap stored on another device of the platform. */
 export interface TransferSource {
@@ -20,211 +23,228 @@ export interface TransferSource {
 }
 
 /**
- * How the scaled crop is judged: a replay's per-pixel threshold (a looser one let a header bar of
- * a similar colour match the rig's Checkout button), but up to 5% of its pixels, for the resampling.
+ * How the element's pixels are judged: a replay's per-pixel threshold, a like pixel within 1.5
+ * tap units (a resized label or corner lies a pixel or three off), and at most 5% of the pixels
+ * of either image without one. The rig's Checkout resized from 3x to 2x and from 51 to 40 points
+ * high leaves 1.9%; a dialog over it, 100%.
  */
-export const TRANSFER_VERDICT = { threshold: 0.1, maxDiffRatio: 0.05 };
-/** Scales tried around the density ratio (layouts round sizes to whole pixels or units). */
-export const SCALE_STEPS = [1, 0.96, 1.04];
-/** The searched part of the element is at most this many times its height wide (elements stretch). */
-export const CORE_WIDTH_HEIGHTS = 4;
-/** Without pixels, the element's centre must lie within this share of the screen of its stored place. */
-export const PLACE_TOLERANCE = 0.1;
+export const ELEMENT_VERDICT = { threshold: 0.1, radiusUnits: 1.5, maxUnmatched: 0.05 };
 /** An element covering this share of the screen or more is a container: no evidence of one element. */
 const CONTAINER_SHARE = 0.5;
+/** The part of the stored element the stored image shows must be at least this many pixels a side. */
+const MIN_SIDE = 4;
+/**
+ * The attributes naming what an element says; a candidate whose value of any of them differs from
+ * the stored one (present or not) is another element. iOS `value` is left out: a field's value is
+ * what was typed into it, a switch's its state.
+ */
+const LABEL_ATTRIBUTES: Record<Platform, string[]> = { android: ["text", "content-desc"], ios: ["label"] };
+/** Stored attributes that may change while the element stays the same (see {@link LABEL_ATTRIBUTES}). */
+const VOLATILE_ATTRIBUTES: Record<Platform, string[]> = { android: [], ios: ["value"] };
 
-/** The accessibility evidence: the element found once, or why not. */
-export type A11yEvidence =
-  { kind: "found"; element: A11yElement; matched: string[] } | { kind: "missing"; why: string };
+/** The element this device shows for the stored one, or why there is none to tap. */
+export type Candidate = { kind: "found"; element: A11yElement; matched: string[] } | { kind: "none"; why: string };
 
-/** The pixel evidence: the search's finding and, when found once, the point it puts the tap at. */
-export type PixelEvidence =
-  | Exclude<ScaledFinding, { kind: "unique" }>
-  | (Extract<ScaledFinding, { kind: "unique" }> & { point: Point })
+/** How the element's pixels compare with the stored image resized to its bounds. */
+export type PixelVerdict =
+  | { kind: "agree"; unmatched: number; point: Point }
+  | { kind: "contradict"; unmatched: number }
   | { kind: "skipped"; why: string };
 
+/** Everything one source gave: the candidate and, when there is one, its pixels. */
 export interface TransferEvidence {
   source: TransferSource;
-  a11y: A11yEvidence;
-  pixels: PixelEvidence;
-}
-
-/** Gather both kinds of evidence for one source on the settled screenshot `shot`. */
-export async function gatherEvidence(
-  call: Call,
-  source: TransferSource,
-  shot: { raw: RawImage },
-): Promise<TransferEvidence> {
-  return { source, a11y: await a11yEvidence(call, source.record), pixels: await pixelEvidence(call, source, shot.raw) };
-}
-
-async function a11yEvidence(call: Call, record: TapRecord): Promise<A11yEvidence> {
-  const stored = record.element;
-  if (!stored) return { kind: "missing", why: "the source record has no accessibility element" };
-  const reading = await call.pageSource();
-  if ("skipped" in reading) return { kind: "missing", why: `page source skipped: ${reading.skipped}` };
-  const finding: A11yFinding = findElement(reading.elements, stored, call.device.platform);
-  const wanted = describeAttributes(stored.attributes);
-  if (finding.kind === "none") return { kind: "missing", why: `no element with ${wanted} (${readCost(reading)})` };
-  if (finding.kind === "ambiguous") {
-    return { kind: "missing", why: `${finding.elements.length} elements with ${wanted}: twins` };
-  }
-  const { width, height } = call.device.screen;
-  const { bounds } = finding.element;
-  if (bounds.width * bounds.height >= CONTAINER_SHARE * width * height) {
-    return { kind: "missing", why: `the element with ${wanted} covers half the screen or more: a container` };
-  }
-  return { kind: "found", element: finding.element, matched: finding.matched };
-}
-
-/**
- * The element's centre part (its height, at most {@link CORE_WIDTH_HEIGHTS} heights wide, around
- * the stored point) searched at the density ratio and around it.
- */
-async function pixelEvidence(call: Call, source: TransferSource, screen: RawImage): Promise<PixelEvidence> {
-  const { record } = source;
-  const { box, point, crop } = record;
-  const width = Math.min(box.width, CORE_WIDTH_HEIGHTS * box.height);
-  const core = toRect(
-    { x: point.x - width / 2, y: box.y, width, height: box.height },
-    crop.x + crop.width,
-    crop.y + crop.height,
-  );
-  const inCrop = { x: Math.max(core.x, crop.x), y: Math.max(core.y, crop.y) };
-  const part: Rect = {
-    x: inCrop.x - crop.x,
-    y: inCrop.y - crop.y,
-    width: core.x + core.width - inCrop.x,
-    height: core.y + core.height - inCrop.y,
-  };
-  if (part.width < 2 || part.height < 2) return { kind: "skipped", why: "the stored crop is too small to search" };
-  const template = cutRegion(await decode(source.image), part);
-  const ratio = call.device.scale / record.device.scale;
-  const finding = await searchScaled(screen, template, {
-    scales: SCALE_STEPS.map((step) => ratio * step),
-    device: call.device,
-    verdict: TRANSFER_VERDICT,
-  });
-  if (finding.kind !== "unique") return finding;
-  // The stored point's place in the part, scaled: where the tap goes on this screen.
-  const at = {
-    x: Math.round(finding.rect.x + (point.x - inCrop.x) * finding.scale),
-    y: Math.round(finding.rect.y + (point.y - inCrop.y) * finding.scale),
-  };
-  return { ...finding, point: at };
+  candidate: Candidate;
+  pixels: PixelVerdict;
 }
 
 /** A transfer decided: where to tap, the element's box, and why. */
 export interface TransferPlan {
   point: Point;
   box: Rect;
-  element: A11yElement | undefined;
+  element: A11yElement;
   evidence: string;
 }
 
-/**
- * The rule of docs/transfer.md. Without `verify`: the element found once, and the crop found once
- * inside it, or (pixels not contradicting) all its attributes equal and its place close. With
- * `verify`: one unambiguous signal, unless the two disagree. `why` says what was missing.
- */
-export function chooseTransfer(
+/** Gather the evidence of one source on the settled screenshot `shot`; the pixels only for a candidate. */
+export async function gatherEvidence(
   call: Call,
-  { source, a11y, pixels }: TransferEvidence,
-  { verify }: { verify: string | undefined },
-): { plan: TransferPlan } | { why: string } {
-  const element = a11y.kind === "found" ? a11y.element : undefined;
-  const found = pixels.kind === "unique" ? pixels : undefined;
-  const pixelText = describePixels(pixels);
-  if (element && found) {
-    if (!contains(element.bounds, found.point)) {
-      return { why: `the page source and the pixels disagree: the crop ${pixelText}, outside the element` };
-    }
-    return { plan: plan(element.bounds, found.point, element, `${describeFound(a11y)}; the crop ${pixelText}`) };
-  }
-  if (verify) {
-    if (element) return { plan: plan(element.bounds, centre(element.bounds), element, describeFound(a11y)) };
-    if (found)
-      return { plan: plan(scaledBox(call, source.record, found), found.point, undefined, `the crop ${pixelText}`) };
-    return { why: `${describeFound(a11y)}; the crop ${pixelText}` };
-  }
-  if (!element) return { why: `${describeFound(a11y)}; without verify a transfer needs the element` };
-  if (pixels.kind === "none" && pixels.fits) {
-    return { why: `${describeFound(a11y)}, but the crop ${pixelText} (restyled or covered)` };
-  }
-  const inside = pixels.kind === "ambiguous" ? pixels.rects.filter((r) => contains(element.bounds, centre(r))) : [];
-  if (pixels.kind === "ambiguous" && inside.length !== 1) {
-    return { why: `${describeFound(a11y)}, but the crop ${pixelText}, ${inside.length} of them inside the element` };
-  }
-  const same = sameAttributes(source.record, element);
-  if (!same) return { why: `${describeFound(a11y)}, but not every stored attribute is equal` };
-  const distance = placeDistance(call, source.record, element);
-  if (distance > PLACE_TOLERANCE) {
+  source: TransferSource,
+  shot: { raw: RawImage },
+  { prompt }: { prompt: string },
+): Promise<TransferEvidence> {
+  const candidate = await findCandidate(call, source.record, prompt);
+  const pixels =
+    candidate.kind === "found"
+      ? await elementPixels(call, source, candidate.element, shot.raw)
+      : ({ kind: "skipped", why: "no candidate" } as const);
+  return { source, candidate, pixels };
+}
+
+/** The rule of docs/transfer.md: a candidate whose pixels agree is tapped; anything else is the model's. */
+export function chooseTransfer({ candidate, pixels }: TransferEvidence): { plan: TransferPlan } | { why: string } {
+  if (candidate.kind === "none") return { why: candidate.why };
+  const found = describeCandidate(candidate);
+  if (pixels.kind === "skipped") return { why: `${found}, but its pixels were not compared (${pixels.why})` };
+  if (pixels.kind === "contradict") {
     return {
-      why:
-        `${describeFound(a11y)}, but ${Math.round(distance * 100)}% of the screen from its stored place ` +
-        `(at most ${PLACE_TOLERANCE * 100}% without pixels)`,
+      why: `${found}, but its pixels contradict the stored image: ${describePixels(pixels)} (covered or restyled)`,
     };
   }
-  const evidence = `${describeFound(a11y)}, every stored attribute equal, its place within ${Math.round(distance * 100)}% of the screen; the crop ${pixelText}`;
-  return { plan: plan(element.bounds, centre(element.bounds), element, evidence) };
-}
-
-function plan(box: Rect, point: Point, element: A11yElement | undefined, evidence: string): TransferPlan {
-  return { point, box, element, evidence };
-}
-
-function centre(r: Rect): Point {
-  return { x: Math.round(r.x + r.width / 2), y: Math.round(r.y + r.height / 2) };
-}
-
-/** The source's box scaled to this screen around the tap point the pixels found. */
-function scaledBox(call: Call, record: TapRecord, found: { point: Point; scale: number }): Rect {
-  const { box, point } = record;
-  const s = found.scale;
-  const scaled = {
-    x: found.point.x - (point.x - box.x) * s,
-    y: found.point.y - (point.y - box.y) * s,
-    width: box.width * s,
-    height: box.height * s,
+  const { element } = candidate;
+  return {
+    plan: { point: pixels.point, box: element.bounds, element, evidence: `${found}; ${describePixels(pixels)}` },
   };
-  return toRect(scaled, call.device.screen.width, call.device.screen.height);
 }
 
-/** Every attribute the source stored is equal on this element. */
-function sameAttributes(record: TapRecord, element: A11yElement): boolean {
-  const stored = record.element?.attributes ?? {};
-  return Object.keys(stored).length > 0 && Object.entries(stored).every(([k, v]) => element.attributes[k] === v);
-}
-
-/** How far the element's centre is from the stored element's, as the larger share of the screen's width or height. */
-export function placeDistance(call: Call, record: TapRecord, element: A11yElement): number {
-  const was = record.element!.bounds;
-  const from = record.device.screen;
-  const to = call.device.screen;
-  const now = element.bounds;
-  const dx = (now.x + now.width / 2) / to.width - (was.x + was.width / 2) / from.width;
-  const dy = (now.y + now.height / 2) / to.height - (was.y + was.height / 2) / from.height;
-  return Math.max(Math.abs(dx), Math.abs(dy));
-}
-
-function describeFound(a11y: A11yEvidence): string {
-  if (a11y.kind === "missing") return `accessibility: ${a11y.why}`;
-  const b = a11y.element.bounds;
-  return `the element was found once by ${a11y.matched.join(" + ")} at (${b.x}, ${b.y}) ${b.width}x${b.height}`;
-}
-
-/** The pixel evidence as a clause: "found once at (x, y) at scale 1.5", "matched at 2 places". */
-export function describePixels(pixels: PixelEvidence): string {
-  if (pixels.kind === "skipped") return `was not searched (${pixels.why})`;
-  if (pixels.kind === "unique") {
-    const { rect, scale, diffRatio } = pixels;
-    return (
-      `was found once at (${rect.x}, ${rect.y}) ${rect.width}x${rect.height}, scaled by ${scale.toFixed(2)} ` +
-      `(${(diffRatio * 100).toFixed(1)}% of its pixels differed)`
-    );
+/** The stored element found once here, with the same identity and at the place the prompt names. */
+async function findCandidate(call: Call, record: TapRecord, prompt: string): Promise<Candidate> {
+  const stored = record.element;
+  if (!stored) return { kind: "none", why: "the source record has no accessibility element" };
+  const reading = await call.pageSource();
+  if ("skipped" in reading) return { kind: "none", why: `page source skipped: ${reading.skipped}` };
+  const { platform } = call.device;
+  const finding = findElement(reading.elements, stored, platform);
+  const wanted = describeAttributes(stored.attributes);
+  if (finding.kind === "none") return { kind: "none", why: `no element with ${wanted} (${readCost(reading)})` };
+  if (finding.kind === "ambiguous") {
+    return { kind: "none", why: `${finding.elements.length} elements with ${wanted}: twins` };
   }
-  if (pixels.kind === "ambiguous") {
-    return `matched at ${pixels.rects.length} places (${pixels.rects.map((r) => `(${r.x}, ${r.y})`).join(", ")})`;
+  const { element } = finding;
+  const { width, height } = call.device.screen;
+  if (element.bounds.width * element.bounds.height >= CONTAINER_SHARE * width * height) {
+    return { kind: "none", why: `the element with ${wanted} covers half the screen or more: a container` };
   }
-  return pixels.fits ? "matched nowhere" : "did not fit this screen when scaled";
+  const other = identityDifference(stored.attributes, element.attributes, platform);
+  if (other) {
+    return { kind: "none", why: `the element found by ${finding.matched.join(" + ")} ${other}: another element` };
+  }
+  const misplaced = placeDifference(prompt, element, reading.elements, platform);
+  if (misplaced) return { kind: "none", why: misplaced };
+  return { kind: "found", element, matched: finding.matched };
+}
+
+/** How `now` differs from the stored attributes in what identifies it, or `undefined` when it does not. */
+export function identityDifference(
+  stored: Record<string, string>,
+  now: Record<string, string>,
+  platform: Platform,
+): string | undefined {
+  const names = new Set([...Object.keys(stored), ...LABEL_ATTRIBUTES[platform]]);
+  for (const name of names) {
+    if (VOLATILE_ATTRIBUTES[platform].includes(name) || stored[name] === now[name]) continue;
+    const was = stored[name] === undefined ? "none" : JSON.stringify(stored[name]);
+    const is = now[name] === undefined ? "none" : JSON.stringify(now[name]);
+    return `has ${name}=${is} where the stored element has ${was}`;
+  }
+  return undefined;
+}
+
+/**
+ * With position words in the prompt, whether the candidate is at the place they name among the
+ * elements of its kind here (the same id, else the same class); `undefined` when it is.
+ */
+function placeDifference(
+  prompt: string,
+  element: A11yElement,
+  elements: A11yElement[],
+  platform: Platform,
+): string | undefined {
+  const { places, unchecked } = promptPlaces(prompt);
+  if (unchecked.length) {
+    return `the prompt names a place by ${unchecked.map((w) => `"${w}"`).join(", ")}, which only the model can judge`;
+  }
+  if (!places.length) return undefined;
+  const mine = namesOf(element, platform);
+  const by = mine.id !== undefined ? "id" : "class";
+  const kind = elements
+    .filter((e) => (by === "id" ? namesOf(e, platform).id === mine.id : namesOf(e, platform).cls === mine.cls))
+    .map((e) => e.bounds);
+  for (const place of places) {
+    const disagreement = placeDisagreement(place, element.bounds, kind);
+    if (disagreement) return `among the elements with its ${by} here, ${disagreement}`;
+  }
+  return undefined;
+}
+
+/**
+ * The stored image of the element (the part the stored crop shows), resized to the same part of
+ * the candidate's bounds, against the screen there. When they agree, the stored point goes to the
+ * same relative place in the candidate.
+ */
+async function elementPixels(
+  call: Call,
+  source: TransferSource,
+  element: A11yElement,
+  screen: RawImage,
+): Promise<PixelVerdict> {
+  const { crop, point } = source.record;
+  const was = source.record.element!.bounds;
+  const shown = intersection(was, crop);
+  if (!shown || shown.width < MIN_SIDE || shown.height < MIN_SIDE) {
+    return { kind: "skipped", why: "the stored image shows too little of the element" };
+  }
+  const map = mapping(was, element.bounds);
+  const target = roundRect({ ...map.point(shown), width: shown.width * map.sx, height: shown.height * map.sy });
+  if (target.width < MIN_SIDE || target.height < MIN_SIDE || !inside(target, screen)) {
+    return { kind: "skipped", why: `the element is ${target.width}x${target.height} px here, too small to compare` };
+  }
+  const stored = cutRegion(await decode(source.image), { ...shown, x: shown.x - crop.x, y: shown.y - crop.y });
+  const resized = await resizeRawTo(stored, target);
+  const radius = Math.max(1, Math.round(ELEMENT_VERDICT.radiusUnits * call.device.scale));
+  const unmatched = unmatchedShare(resized, cutRegion(screen, target), {
+    radius,
+    threshold: ELEMENT_VERDICT.threshold,
+    stopAbove: ELEMENT_VERDICT.maxUnmatched,
+  });
+  if (unmatched > ELEMENT_VERDICT.maxUnmatched) return { kind: "contradict", unmatched };
+  const at = map.point(point);
+  const { bounds } = element;
+  const clamp = (v: number, lo: number, size: number) => Math.min(lo + size - 1, Math.max(lo, Math.round(v)));
+  return {
+    kind: "agree",
+    unmatched,
+    point: { x: clamp(at.x, bounds.x, bounds.width), y: clamp(at.y, bounds.y, bounds.height) },
+  };
+}
+
+/** The map from the stored element's bounds to the candidate's: each axis scaled on its own. */
+function mapping(from: Rect, to: Rect) {
+  const sx = to.width / from.width;
+  const sy = to.height / from.height;
+  return { sx, sy, point: (p: Point) => ({ x: to.x + (p.x - from.x) * sx, y: to.y + (p.y - from.y) * sy }) };
+}
+
+function intersection(a: Rect, b: Rect): Rect | undefined {
+  const x = Math.max(a.x, b.x);
+  const y = Math.max(a.y, b.y);
+  const width = Math.min(a.x + a.width, b.x + b.width) - x;
+  const height = Math.min(a.y + a.height, b.y + b.height) - y;
+  return width > 0 && height > 0 ? { x, y, width, height } : undefined;
+}
+
+/** Whole pixels, rounded inward where the edges fall between them. */
+function roundRect(r: Rect): Rect {
+  const x = Math.ceil(r.x - 1e-9);
+  const y = Math.ceil(r.y - 1e-9);
+  return { x, y, width: Math.floor(r.x + r.width + 1e-9) - x, height: Math.floor(r.y + r.height + 1e-9) - y };
+}
+
+function inside(r: Rect, image: RawImage): boolean {
+  return r.x >= 0 && r.y >= 0 && r.x + r.width <= image.width && r.y + r.height <= image.height;
+}
+
+function describeCandidate({ element, matched }: Extract<Candidate, { kind: "found" }>): string {
+  const b = element.bounds;
+  return `the element was found once by ${matched.join(" + ")} at (${b.x}, ${b.y}) ${b.width}x${b.height}, its identity equal`;
+}
+
+/** The pixel verdict as a clause (counting stops past the limit, so a contradiction says "more than"). */
+function describePixels(pixels: Exclude<PixelVerdict, { kind: "skipped" }>): string {
+  const limit = `${ELEMENT_VERDICT.maxUnmatched * 100}%`;
+  if (pixels.kind === "contradict") {
+    return `the stored image resized to its bounds left more than ${limit} of the pixels without a like one nearby`;
+  }
+  const share = `${(pixels.unmatched * 100).toFixed(1)}%`;
+  return `the stored image resized to its bounds matched (${share} of the pixels without a like one nearby, at most ${limit})`;
 }

@@ -1,16 +1,16 @@
 /*
  * Transfer (docs/transfer.md): a tap with nothing stored for this device, but stored on other
- * devices of the platform, tapped from their records without a model when the evidence is
- * unambiguous (src/core/flows/tap/transfer-evidence.ts), and stored like a learn, pending review.
+ * devices of the platform, tapped from their records without a model when every piece of
+ * evidence agrees (src/core/flows/tap/transfer-evidence.ts), and stored like a learn, pending
+ * review. Only a model's answer or a value a person accepted is a source; `verify` is never
+ * asked after a transfer, which is certain without it or does not happen.
  */
 import { deviceDistance } from "../../device/description.js";
-import { elementAt } from "../../device/page-source.js";
 import { cropPng, toRect, type RawImage } from "../../pixels/images.js";
 import type { Call } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
-import { readRecord, TapRecordSchema, type TapRecord } from "../../store/records.js";
+import { readRecord, reviewOf, TapRecordSchema, type TapRecord } from "../../store/records.js";
 import { CROP_PAD_UNITS } from "./crop-check.js";
-import { verifyAfterTap } from "./locate.js";
 import type { TapDone, TapParams } from "./tap-params.js";
 import { chooseTransfer, gatherEvidence, type TransferPlan, type TransferSource } from "./transfer-evidence.js";
 
@@ -18,6 +18,8 @@ import { chooseTransfer, gatherEvidence, type TransferPlan, type TransferSource 
 export const TRANSFER_MODEL = "local:transfer";
 /** Sources tried, the closest in pixel density first. */
 const MAX_SOURCES = 3;
+/** The `model` prefix of values found without a model (a transfer, the heal ladder's local rungs). */
+const LOCAL_MODEL_PREFIX = "local:";
 
 /** What trying the sources gave: a value to store, or the evidence to send the model. */
 export interface TransferAttempt {
@@ -27,8 +29,18 @@ export interface TransferAttempt {
 }
 
 /**
+ * Why a record is no source, or `undefined` when it is one: a value found without a model (a
+ * transfer, a local heal) is evidence of nothing until a person accepts it.
+ */
+export function notASource(record: TapRecord): string | undefined {
+  if (!record.model.startsWith(LOCAL_MODEL_PREFIX) || reviewOf(record).state === "accepted") return undefined;
+  return `found without a model (${record.model}) and not accepted in review`;
+}
+
+/**
  * The tap's records on other devices of the platform (the key's file name under another device
- * slug) that are readable and of this orientation, the closest in pixel density and screen shape first.
+ * slug) that are readable, of this orientation and sources ({@link notASource}), the closest in
+ * pixel density and screen shape first.
  */
 export async function transferSources(call: Call, key: string): Promise<TransferSource[]> {
   const [, platform, , file] = key.split("/");
@@ -42,9 +54,10 @@ export async function transferSources(call: Call, key: string): Promise<Transfer
     try {
       const stored = await readRecord(call.config.store, sourceKey, TapRecordSchema);
       // A scroll tap's swipes and a layout of the other orientation do not carry over.
-      if (stored && !stored.record.scroll && stored.record.device.orientation === call.device.orientation) {
-        sources.push({ key: sourceKey, ...stored });
-      }
+      if (!stored || stored.record.scroll || stored.record.device.orientation !== call.device.orientation) continue;
+      const not = notASource(stored.record);
+      if (not) call.note(`transfer: ${sourceKey}.json not used: ${not}`);
+      else sources.push({ key: sourceKey, ...stored });
     } catch (error) {
       call.note(`transfer: ${sourceKey}.json not used: ${(error as Error).message.split("\n")[0]}`);
     }
@@ -58,12 +71,12 @@ async function decide(
   call: Call,
   sources: TransferSource[],
   shot: { raw: RawImage },
-  params: Pick<TapParams, "verify">,
+  params: Pick<TapParams, "prompt">,
 ): Promise<{ plan: TransferPlan; source: TransferSource } | { why: string[] }> {
   const why: string[] = [];
   for (const source of sources) {
     const started = Date.now();
-    const choice = chooseTransfer(call, await gatherEvidence(call, source, shot), params);
+    const choice = chooseTransfer(await gatherEvidence(call, source, shot, params));
     const took = `${Date.now() - started} ms`;
     if ("plan" in choice) {
       call.note(`transfer from ${source.key}.json: ${choice.plan.evidence} (${took})`);
@@ -76,8 +89,9 @@ async function decide(
 }
 
 /**
- * Try the sources before the model (mode auto, nothing stored here). A decided transfer is tapped,
- * `verify` checked, and returned as a new value; otherwise the evidence goes to the model.
+ * Try the sources before the model (mode auto, nothing stored here). A decided transfer is tapped
+ * and returned as a new value, its `verify` not asked (the evidence was certain without it);
+ * otherwise nothing is tapped and the evidence goes to the model.
  */
 export async function tryTransfer(
   call: Call,
@@ -91,15 +105,13 @@ export async function tryTransfer(
   if (!("plan" in decided)) return { evidence: decided.why.join("\n").slice(0, 4000) };
   const { plan, source } = decided;
   await call.tap(plan.point);
-  if (params.verify) await verifyAfterTap(call, params.verify);
   call.log.answeredLocally(TRANSFER_MODEL);
   const { width, height } = call.device.screen;
   const crop = toRect(plan.box, width, height, CROP_PAD_UNITS * call.device.scale);
-  const element = plan.element ?? (await elementOnScreen(call, plan));
   const reason =
     `transferred from ${source.key}.json (learned on ${source.record.device.model} by ${source.record.model}): ` +
     plan.evidence +
-    (params.verify ? `, and "${params.verify}" held after the tap` : "");
+    (params.verify ? `; "${params.verify}" was not asked after the tap (a transfer is certain without it)` : "");
   return {
     value: {
       fields: {
@@ -112,19 +124,12 @@ export async function tryTransfer(
         crop,
         model: TRANSFER_MODEL,
         reason,
-        element,
+        element: plan.element,
       },
       image: await cropPng(shot.png, crop),
       done: { outcome: "learned", result: { point: plan.point }, detail: `transferred from ${source.key}.json` },
     },
   };
-}
-
-/** The element at a point the pixels found, when the page source of this screen was read. */
-async function elementOnScreen(call: Call, plan: TransferPlan) {
-  const reading = await call.pageSource();
-  if ("skipped" in reading) return undefined;
-  return elementAt(reading.elements, plan.point, call.device.platform, call.device.screen);
 }
 
 /**
