@@ -1,11 +1,13 @@
 /**
  * The run results the SDK records: `<resultsDir>/<run>/calls.jsonl` (one log entry per
- * call) beside the failure artifacts the default reporter wrote.
+ * call) beside the failure artifacts each call keeps (src/core/run/call.ts).
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { fileURLToPath } from "node:url";
 import { UsageError } from "./exit.js";
+import { realFileIn } from "./report/files.js";
 
 /** One recorded call: a log entry plus when it ended. */
 export const RunEntrySchema = z.looseObject({
@@ -129,6 +131,29 @@ export function artifactLabel(file: string): string {
   const base = path.basename(file).replace(/\.png$/i, "");
   const parts = base.split("__");
   return parts.length >= 3 ? parts.slice(2).join("__") : base;
+}
+
+/**
+ * The real path of an artifact a run record names, only when it is a file inside the run's folder:
+ * as named (a path or a `file:` URL, relative to the folder), or by its name beside calls.jsonl (the
+ * results folder moved since, e.g. a downloaded CI artifact). A runner's URL is no file: `undefined`.
+ */
+export async function keptFile(run: Run, where: string): Promise<string | undefined> {
+  const local = filePath(where) ?? where;
+  for (const candidate of [path.resolve(run.dir, local), path.join(run.dir, path.basename(local))]) {
+    const real = await realFileIn(candidate, run.dir);
+    if (real) return real;
+  }
+  return undefined;
+}
+
+function filePath(where: string): string | undefined {
+  if (!where.startsWith("file:")) return undefined;
+  try {
+    return fileURLToPath(where);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The runs `ids` name (each must exist under `resultsDir`), or with none the last test run. */

@@ -4,7 +4,6 @@
  * artifact), marked accepted, the old value kept as `previous`. No model, no device. A failure is
  * refused when what is stored no longer is what it failed against.
  */
-import path from "node:path";
 import { promises as fs } from "node:fs";
 import { pngSize } from "../../core/pixels/png.js";
 import {
@@ -19,8 +18,7 @@ import {
 import type { Store } from "../../core/store/store.js";
 import { EXIT } from "../exit.js";
 import { printJson, printLines } from "../format.js";
-import { realFileIn } from "../report/files.js";
-import { artifactLabel, type Run, type RunEntry } from "../runs.js";
+import { artifactLabel, keptFile, type Run, type RunEntry } from "../runs.js";
 import { withKeyLock, type ReviewBy } from "./actions.js";
 import { locate } from "./decide.js";
 
@@ -56,11 +54,17 @@ export function failuresOf(runs: Run[]): { baselines: RunFailure[]; taps: RunEnt
   return { baselines: [...last.values()], taps };
 }
 
-/** The real path of the image with `label` the run kept for `entry`, only from inside the run's folder. */
+/**
+ * The real path of the image with `label` the run kept for `entry`, only from inside the run's folder:
+ * the last such file the entry names (a runner's reporter may name the same image by its URL too).
+ */
 export async function artifactFile(run: Run, entry: RunEntry, label: string): Promise<string | undefined> {
-  const files = (entry.artifacts ?? []).filter((a) => new RegExp(`^${label}(-\\d+)?$`).test(artifactLabel(a)));
-  const file = files.at(-1);
-  return file ? realFileIn(path.resolve(run.dir, file), run.dir) : undefined;
+  const named = (entry.artifacts ?? []).filter((a) => new RegExp(`^${label}(-\\d+)?$`).test(artifactLabel(a)));
+  for (const where of named.reverse()) {
+    const real = await keptFile(run, where);
+    if (real) return real;
+  }
+  return undefined;
 }
 
 async function artifactOf(run: Run, entry: RunEntry, label: string): Promise<Buffer | undefined> {
