@@ -54,6 +54,45 @@ export function failuresOf(runs: Run[]): { baselines: RunFailure[]; taps: RunEnt
   return { baselines: [...last.values()], taps };
 }
 
+/** A failure a run recorded that cannot be acted on, and why; `api` when what is left of it says. */
+export interface UnreadableFailure {
+  api?: "tap" | "toMatchScreenshot";
+  why: string;
+}
+
+/**
+ * Failures the runs recorded that cannot be acted on, each with why: a calls.jsonl line that cannot
+ * be read and does not say it was a success (a crash mid-write, a hand edit), or a failure whose
+ * entry names no store key (written by a tapshot before keys were recorded). Listed, never dropped.
+ */
+export function unreadableFailures(runs: Run[]): UnreadableFailure[] {
+  const found: UnreadableFailure[] = [];
+  for (const run of runs) {
+    for (const bad of run.unreadableLines) {
+      const outcome = /"outcome"\s*:\s*"(\w+)"/.exec(bad.text)?.[1];
+      if (outcome && outcome !== "failed") continue;
+      const subject = /"(name|prompt)"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(bad.text);
+      const api = subject && (subject[1] === "name" ? "toMatchScreenshot" : "tap");
+      const what = subject ? ` (${api === "tap" ? "tap" : "screenshot"} "${subject[2]}")` : "";
+      found.push({
+        ...(api ? { api } : {}),
+        why: `run ${run.id}, calls.jsonl line ${bad.line}${what} cannot be read: ${bad.why}`,
+      });
+    }
+    for (const entry of run.entries) {
+      if (entry.outcome !== "failed" || entry.key) continue;
+      const what = entry.api === "tap" ? `tap "${entry.prompt}"` : `screenshot "${entry.name}"`;
+      found.push({
+        api: entry.api,
+        why:
+          `run ${run.id}: ${what} on ${entry.device} failed, but its entry names no stored value (an older ` +
+          `tapshot wrote it): rerun the test`,
+      });
+    }
+  }
+  return found;
+}
+
 /**
  * The real path of the image with `label` the run kept for `entry`, only from inside the run's folder:
  * the last such file the entry names (a runner's reporter may name the same image by its URL too).
@@ -134,12 +173,17 @@ export async function runAcceptFailed(
     }
   }
   const refused = done.filter((d) => d.action === "refused");
+  // A tap is never accepted from a failure: only what may be a baseline is one not accepted here.
+  const unreadable = unreadableFailures(runs)
+    .filter((u) => u.api !== "tap")
+    .map((u) => u.why);
   const ids = runs.map((r) => r.id).join(", ") || "none";
   if (json) {
     printJson({
       storage: store.location,
       runs: runs.map((r) => r.id),
       changes: done.map((d) => ({ ...d, files: d.files.map((f) => locate(store, f)) })),
+      unreadable,
     });
   } else {
     const accepted = done.filter((d) => d.action === "accepted");
@@ -157,12 +201,11 @@ export async function runAcceptFailed(
       );
     }
     printLines(lines);
-    if (refused.length) {
-      printLines(
-        refused.map((d) => `tapshot: did not accept ${d.key}: ${d.why}`),
-        process.stderr,
-      );
-    }
+    const why = [
+      ...refused.map((d) => `tapshot: did not accept ${d.key}: ${d.why}`),
+      ...unreadable.map((u) => `tapshot: did not accept a failure: ${u}`),
+    ];
+    if (why.length) printLines(why, process.stderr);
   }
-  return refused.length ? EXIT.failure : EXIT.ok;
+  return refused.length || unreadable.length ? EXIT.failure : EXIT.ok;
 }
