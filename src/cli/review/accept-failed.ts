@@ -54,16 +54,15 @@ export function failuresOf(runs: Run[]): { baselines: RunFailure[]; taps: RunEnt
   return { baselines: [...last.values()], taps };
 }
 
-/** A failure a run recorded that cannot be acted on, and why; `api` when what is left of it says. */
+/** A failure a run recorded whose line cannot be read, and why; `api` when what is left of the line says. */
 export interface UnreadableFailure {
   api?: "tap" | "toMatchScreenshot";
   why: string;
 }
 
 /**
- * Failures the runs recorded that cannot be acted on, each with why: a calls.jsonl line that cannot
- * be read and does not say it was a success (a crash mid-write, a hand edit), or a failure whose
- * entry names no store key (written by a tapshot before keys were recorded). Listed, never dropped.
+ * Failures the runs recorded that cannot be read, each with why: a calls.jsonl line that is not a
+ * valid entry (a crash mid-write, a hand edit) and does not say it passed. Listed, never dropped.
  */
 export function unreadableFailures(runs: Run[]): UnreadableFailure[] {
   const found: UnreadableFailure[] = [];
@@ -77,16 +76,6 @@ export function unreadableFailures(runs: Run[]): UnreadableFailure[] {
       found.push({
         ...(api ? { api } : {}),
         why: `run ${run.id}, calls.jsonl line ${bad.line}${what} cannot be read: ${bad.why}`,
-      });
-    }
-    for (const entry of run.entries) {
-      if (entry.outcome !== "failed" || entry.key) continue;
-      const what = entry.api === "tap" ? `tap "${entry.prompt}"` : `screenshot "${entry.name}"`;
-      found.push({
-        api: entry.api,
-        why:
-          `run ${run.id}: ${what} on ${entry.device} failed, but its entry names no stored value (an older ` +
-          `tapshot wrote it): rerun the test`,
       });
     }
   }

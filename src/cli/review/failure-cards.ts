@@ -72,7 +72,7 @@ function groupsOf(failures: ReviewFailure[]): ReviewFailure[][] {
   return [...groups.values()];
 }
 
-/** Failures that cannot be acted on, listed with why (an unreadable calls.jsonl line, an entry without a key). */
+/** Failures whose calls.jsonl line cannot be read, listed with why. */
 function unreadableList(unreadable: UnreadableFailure[]): string {
   if (!unreadable.length) return "";
   const items = unreadable.map((u) => `<li data-testid="unreadable-failure">${esc(u.why)}</li>`).join("");

@@ -52,7 +52,7 @@ export interface ReviewFailure {
   unreadable?: string;
 }
 
-/** The last run's failures, and those it recorded that cannot be acted on (accept-failed.ts). */
+/** The last run's failures, and those whose line in calls.jsonl cannot be read (accept-failed.ts). */
 export interface LastFailures {
   failures: ReviewFailure[];
   unreadable: UnreadableFailure[];
@@ -106,8 +106,9 @@ async function fingerprintOf(failure: ReviewFailure, fingerprint: Fingerprinter)
 
 /**
  * The failures of the last test run under `resultsDir` that are not settled in `store` yet (baselines'
- * with their change's fingerprint when `fingerprint` is given), each with its store key, and the
- * failures it recorded that cannot be acted on (an unreadable line, an entry without a key), with why.
+ * with their change's fingerprint when `fingerprint` is given), each with its store key (entries of an
+ * SDK before keys were recorded are left out: nothing says which value failed), and the lines of its
+ * calls.jsonl that cannot be read and may be failures, with why.
  */
 export async function lastFailures(
   resultsDir: string,

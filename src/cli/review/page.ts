@@ -115,7 +115,7 @@ export interface ReviewPageParts {
   values: PendingValue[];
   /** The last run's failures (none without a results folder). */
   failures?: ReviewFailure[];
-  /** Failures the last run recorded that cannot be acted on, each saying why (accept-failed.ts). */
+  /** Lines of the last run's calls.jsonl that cannot be read and may be failures, each saying why (accept-failed.ts). */
   unreadableFailures?: UnreadableFailure[];
   /** Fingerprints of the pending heals' changes, by store key. */
   fingerprints?: Map<string, string> | undefined;
