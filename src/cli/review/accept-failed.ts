@@ -179,7 +179,9 @@ export async function runAcceptFailed(
     const lines = [
       baselines.length
         ? `Accepted ${accepted.length} failed baseline${accepted.length === 1 ? "" : "s"} of run ${ids}${accepted.length ? ":" : "."}`
-        : `No baseline failed in run ${ids}: nothing to accept.`,
+        : unreadable.length
+          ? `No failed baseline of run ${ids} could be read: nothing accepted.`
+          : `No baseline failed in run ${ids}: nothing to accept.`,
     ];
     for (const d of accepted) lines.push(`  ${d.key}`, ...d.files.map((f) => `    ${locate(store, f)}`));
     if (accepted.length) lines.push("Commit the files above.");
