@@ -1,11 +1,14 @@
 /**
  * The run results the SDK records: `<resultsDir>/<run>/calls.jsonl` (one log entry per
- * call) beside the failure artifacts the default reporter wrote.
+ * call) beside the failure artifacts each call keeps (src/core/run/call.ts).
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { fileURLToPath } from "node:url";
+import { describeZodError } from "../core/ground/zod-errors.js";
 import { UsageError } from "./exit.js";
+import { realFileIn } from "./report/files.js";
 
 /** One recorded call: a log entry plus when it ended. */
 export const RunEntrySchema = z.looseObject({
@@ -41,14 +44,23 @@ export const RunEntrySchema = z.looseObject({
 /** One line of `calls.jsonl`. */
 export type RunEntry = z.infer<typeof RunEntrySchema>;
 
+/** A line of calls.jsonl that is not a valid entry (a crash mid-write, a hand edit), and why. */
+export interface UnreadableLine {
+  /** 1-based. */
+  line: number;
+  why: string;
+  /** The line as written, for what can still be read off it. */
+  text: string;
+}
+
 /** One run folder. */
 export interface Run {
   /** Folder name (the SDK's run id). */
   id: string;
   dir: string;
   entries: RunEntry[];
-  /** Lines of calls.jsonl that are not valid entries (a crash mid-write). */
-  skippedLines: number;
+  /** Lines of calls.jsonl that are not valid entries. */
+  unreadableLines: UnreadableLine[];
   /** When the first call started and the last ended (ms since epoch). */
   start: number;
   end: number;
@@ -68,37 +80,43 @@ export async function readRuns(resultsDir: string): Promise<Run[]> {
   for (const id of names) {
     const dir = path.join(resultsDir, id);
     let text: string;
+    let written: number;
     try {
       text = await fs.readFile(path.join(dir, "calls.jsonl"), "utf8");
+      written = (await fs.stat(path.join(dir, "calls.jsonl"))).mtimeMs;
     } catch {
       continue;
     }
-    const run = parseRun(id, dir, text);
+    const run = parseRun(id, dir, text, written);
     if (run) runs.push(run);
   }
   return runs.sort((a, b) => a.end - b.end || a.id.localeCompare(b.id));
 }
 
-function parseRun(id: string, dir: string, text: string): Run | null {
+/** The run of one calls.jsonl; one whose every line is unreadable is placed in time by the file's `written` time. */
+function parseRun(id: string, dir: string, text: string, written: number): Run | null {
   const entries: RunEntry[] = [];
-  let skippedLines = 0;
-  for (const line of text.split("\n")) {
+  const unreadableLines: UnreadableLine[] = [];
+  for (const [index, line] of text.split("\n").entries()) {
     if (!line.trim()) continue;
     let json: unknown;
     try {
       json = JSON.parse(line);
-    } catch {
-      skippedLines++;
+    } catch (error) {
+      unreadableLines.push({ line: index + 1, why: `not JSON (${(error as Error).message})`, text: line });
       continue;
     }
     const parsed = RunEntrySchema.safeParse(json);
     if (parsed.success) entries.push(parsed.data);
-    else skippedLines++;
+    else
+      unreadableLines.push({ line: index + 1, why: `not a call entry: ${describeZodError(parsed.error)}`, text: line });
   }
-  if (!entries.length) return null;
+  if (!entries.length) {
+    return unreadableLines.length ? { id, dir, entries, unreadableLines, start: written, end: written } : null;
+  }
   const ends = entries.map((e) => Date.parse(e.at));
   const starts = entries.map((e, i) => ends[i]! - (e.durationMs ?? 0));
-  return { id, dir, entries, skippedLines, start: Math.min(...starts), end: Math.max(...ends) };
+  return { id, dir, entries, unreadableLines, start: Math.min(...starts), end: Math.max(...ends) };
 }
 
 /**
@@ -129,6 +147,29 @@ export function artifactLabel(file: string): string {
   const base = path.basename(file).replace(/\.png$/i, "");
   const parts = base.split("__");
   return parts.length >= 3 ? parts.slice(2).join("__") : base;
+}
+
+/**
+ * The real path of an artifact a run record names, only when it is a file inside the run's folder:
+ * as named (a path or a `file:` URL, relative to the folder), or by its name beside calls.jsonl (the
+ * results folder moved since, e.g. a downloaded CI artifact). A runner's URL is no file: `undefined`.
+ */
+export async function keptFile(run: Run, where: string): Promise<string | undefined> {
+  const local = filePath(where) ?? where;
+  for (const candidate of [path.resolve(run.dir, local), path.join(run.dir, path.basename(local))]) {
+    const real = await realFileIn(candidate, run.dir);
+    if (real) return real;
+  }
+  return undefined;
+}
+
+function filePath(where: string): string | undefined {
+  if (!where.startsWith("file:")) return undefined;
+  try {
+    return fileURLToPath(where);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The runs `ids` name (each must exist under `resultsDir`), or with none the last test run. */

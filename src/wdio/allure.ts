@@ -35,14 +35,12 @@ export function usesAllure(reporters: unknown): boolean {
 }
 
 /**
- * An artifact reporter that attaches each image to the running Allure test and also hands it to
- * `files` (the standalone reporter writing `tapshot-results/<run>/`), whose path names it in the error.
+ * An artifact reporter that attaches each image to the running Allure test. It names no place: the
+ * run folder's copy (`tapshot-results/<run>/`, kept whatever the reporter) is what the error names.
  */
-export function allureArtifactReporter(allure: AllureApi, files?: ArtifactReporter): ArtifactReporter {
+export function allureArtifactReporter(allure: AllureApi): ArtifactReporter {
   return async (artifact) => {
-    const where = files ? await files(artifact) : undefined;
     await allure.addAttachment(`tapshot ${artifact.role}: ${artifact.name}`, artifact.data, artifact.mimeType);
-    return where ?? undefined;
   };
 }
 

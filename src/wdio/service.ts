@@ -6,8 +6,8 @@
  */
 import { describeZodError } from "../core/ground/zod-errors.js";
 import { z } from "zod";
-import { fileReporter, RUN_ID } from "../core/ground/artifacts.js";
-import { checkConfig, resolveResultsDir, type AiConfig, type Mode } from "../core/config/config.js";
+import { RUN_ID } from "../core/ground/artifacts.js";
+import { checkConfig, type AiConfig, type Mode } from "../core/config/config.js";
 import { TargetSchema, type DeviceAdapter, type Target } from "../core/device/description.js";
 import { ConfigError } from "../core/ground/errors.js";
 import { configureAi } from "../runner/index.js";
@@ -122,10 +122,8 @@ export class TapshotService {
   async beforeSession(): Promise<void> {
     this.allure = this.allureWanted ? await loadAllure() : undefined;
     const config = this.aiConfig();
-    if (this.allure && !this.serviceOptions.reportArtifact) {
-      const resultsDir = resolveResultsDir(this.serviceOptions.resultsDir);
-      config.reportArtifact = allureArtifactReporter(this.allure, resultsDir ? fileReporter(resultsDir) : undefined);
-    }
+    // The run folder keeps its own copy of each image (src/core/run/call.ts): Allure only attaches them.
+    if (this.allure && !this.serviceOptions.reportArtifact) config.reportArtifact = allureArtifactReporter(this.allure);
     configureAi(config);
   }
 

@@ -12,11 +12,12 @@ import { S3Client } from "@aws-sdk/client-s3";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
 import { ACCEPTED_FAILURE_MODEL } from "../../src/cli/review/accept-failed.js";
 import { ScreenshotMismatchError } from "../../src/core/ground/errors.js";
+import { RUN_ID, type Artifact } from "../../src/core/ground/artifacts.js";
 import { BaselineRecordSchema, readRecord } from "../../src/core/store/records.js";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { s3Store } from "../../src/core/store/s3-store.js";
 import type { Store } from "../../src/core/store/store.js";
-import { configureAi, resetAi } from "../../src/runner/index.js";
+import { configureAi, resetAi, type AiConfig } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver, type FakeScene } from "../support/fake-device.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
 import { CEPH_CREDENTIALS, cephClientConfig, cephSkipped, startCephRgw } from "../support/ceph-rgw.js";
@@ -38,16 +39,16 @@ function shop(checkout = "#16a34a"): FakeScene {
   };
 }
 
-function configure(store: Store, mode: "auto" | "replay") {
+function configure(store: Store, mode: "auto" | "replay", more: AiConfig = {}) {
   channel = new ScriptedChannel({
     judge: () => ({ accept: true, varying: [], reason: "scripted: accepts the screen", model: SCRIPTED_MODEL }),
   });
-  configureAi({ channel, store, mode, resultsDir: path.join(dir, "results"), log: false });
+  configureAi({ channel, store, mode, resultsDir: path.join(dir, "results"), log: false, ...more });
 }
 
 /** Store a baseline, then fail it on a restyled screen: the run keeps expected, actual and diff. */
-async function storeThenFail(store: Store): Promise<Buffer> {
-  configure(store, "auto");
+async function storeThenFail(store: Store, more: AiConfig = {}): Promise<Buffer> {
+  configure(store, "auto", more);
   await api.expect(fakeDriver(new FakeDevice(shop()))).toMatchScreenshot("shop", "the shop");
   const before = (await readRecord(store, KEY, BaselineRecordSchema))!.image;
   const failed = await api
@@ -103,6 +104,41 @@ test("a folder store: the failure becomes the accepted baseline, every changed f
   const again = await runCli(["accept", "--failed", "--by", "Tess Reviewer", ...where]);
   expect(again.code).toBe(1);
   expect(again.stderr).toContain(`did not accept ${KEY}: the stored baseline changed since run `);
+});
+
+test("a runner with its own reportArtifact: the reporter gets the images, the run folder keeps them, accept --failed accepts", async () => {
+  const store = new FileStore(path.join(dir, "storage"));
+  const received: Artifact[] = [];
+  // A device farm's reporter: uploads each image and names its URL.
+  const reportArtifact = (a: Artifact) => {
+    received.push(a);
+    return `https://farm.example/runs/42/${a.name}`;
+  };
+  const before = await storeThenFail(store, { reportArtifact });
+  expect(received.map((a) => a.role).sort()).toEqual(["actual", "composite", "diff", "expected"]);
+  const calls = (await fs.readFile(path.join(dir, "results", RUN_ID, "calls.jsonl"), "utf8")).trim().split("\n");
+  const failed = JSON.parse(calls.at(-1)!) as { outcome: string; artifacts: string[] };
+  expect(failed.outcome).toBe("failed");
+  // The run folder's copies first, then the reporter's URLs: both named in the error and the record.
+  const actual = received.find((a) => a.role === "actual")!;
+  const kept = failed.artifacts.find((a) => a.endsWith("__actual.png") && !a.startsWith("https:"))!;
+  expect((await fs.readFile(kept)).equals(actual.data)).toBe(true);
+  expect(failed.artifacts).toContain(`https://farm.example/runs/42/${actual.name}`);
+
+  const accepted = await runCli([
+    "accept",
+    "--failed",
+    "--by",
+    "Tess Reviewer",
+    "--storage",
+    path.join(dir, "storage"),
+    "--results",
+    path.join(dir, "results"),
+  ]);
+  expect(accepted.stderr).toBe("");
+  expect(accepted.code).toBe(0);
+  expect(accepted.stdout).toContain("Accepted 1 failed baseline of run ");
+  await expectAccepted(store, before);
 });
 
 test("a failure whose screen size no longer matches the store is refused, and nothing is written", async () => {

@@ -10,7 +10,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
-import { fileReporter, recordCall, RUN_ID } from "../../src/core/ground/artifacts.js";
+import { keepArtifact, recordCall, RUN_ID, type Artifact } from "../../src/core/ground/artifacts.js";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { baselineKey, deviceSlug, tapKey } from "../../src/core/store/keys.js";
 import {
@@ -228,7 +228,7 @@ export async function makeFixture(): Promise<Fixture> {
   const expected = await render(shopScene({ items: 1 }), pixelDev);
   const actual = await render(shopScene({ items: 1, checkoutFill: "#c92a2a" }), pixelDev);
   const { diffPng } = await compare(await decode(expected), await decode(actual), { diff: true });
-  const report = fileReporter(results);
+  const report = (artifact: Artifact) => keepArtifact(results, artifact);
   const artifacts: string[] = [];
   const images: [string, Buffer][] = [
     ["expected", expected],

@@ -1,7 +1,8 @@
 /**
  * The review page's failures (docs/reviewing.md "Failures on the review page") in real headless
- * Debian Chromium: a real run of the flows fails two baselines with the same change (one group,
- * one click), a third with another change (its own group), and a tap; the page shows expected /
+ * Debian Chromium: a real run of the flows fails two baselines with the same change (the checkout
+ * turned red: one group, one click), a third with another change of the same button (turned purple:
+ * its own group), and a tap; the page shows expected /
  * actual / diff side by side with a keyboard slider, accepts a group as new baselines by the rules
  * of `tapshot accept --failed`, forgets the tap, and refuses what changed since. Screenshot:
  * tapshot-results/test-artifacts/review-failures.png (docs/review-failures.png with TAPSHOT_UPDATE_DOCS=1).
@@ -89,11 +90,11 @@ beforeAll(async () => {
   for (const d of devices) await android.expect(fakeDriver(d)).toMatchScreenshot("shop", "the shop");
   await android.tap(fakeDriver(devices[0]!), "the checkout button");
   resetAi();
-  // The failing run: the checkout restyled on two phones, the header on the third; the checkout gone for the tap.
+  // The failing run: the checkout turned red on two phones, purple on the third; the checkout gone for the tap.
   configure(channel, "replay");
   devices[0]!.scene = shop(360, 640, { checkout: "#dc2626" });
   devices[1]!.scene = shop(412, 732, { checkout: "#dc2626" });
-  devices[2]!.scene = shop(360, 640, { header: "#7c3aed" });
+  devices[2]!.scene = shop(360, 640, { checkout: "#7c3aed" });
   for (const d of devices) {
     await android
       .expect(fakeDriver(d))
@@ -103,14 +104,12 @@ beforeAll(async () => {
   devices[0]!.scene = { ...shop(360, 640), elements: shop(360, 640).elements.filter((e) => e.id !== "checkout") };
   await android.tap(fakeDriver(devices[0]!), "the checkout button", { timeout: 1500 }).catch(() => undefined);
   resetAi();
-  // Pending updates of a "cart" baseline: the checkout restyled on two phones, the header on the third.
+  // Pending updates of a "cart" baseline: the checkout turned red on two phones, purple on the third.
   PHONES.forEach((p, i) => (devices[i]!.scene = shop(p.width, p.height)));
   configure(channel, "auto");
   for (const d of devices) await android.expect(fakeDriver(d)).toMatchScreenshot("cart", "the cart");
   configure(channel, "update");
-  PHONES.forEach(
-    (p, i) => (devices[i]!.scene = shop(p.width, p.height, i < 2 ? { checkout: "#dc2626" } : { header: "#7c3aed" })),
-  );
+  PHONES.forEach((p, i) => (devices[i]!.scene = shop(p.width, p.height, { checkout: i < 2 ? "#dc2626" : "#7c3aed" })));
   for (const d of devices) await android.expect(fakeDriver(d)).toMatchScreenshot("cart", "the cart");
   resetAi();
 
@@ -153,7 +152,7 @@ function post(pathAndQuery: string, body: string, headers: Record<string, string
   });
 }
 
-test("the same change on two phones is one group, another change its own; the tap is listed to forget", async () => {
+test("the same restyle on two phones is one group, another restyle of the button its own; the tap is listed to forget", async () => {
   const groups = await browser!.$$("[data-testid=failure-group][data-kind=baseline]");
   const sizes = await groups.map(async (g) => (await g.$$("[data-testid=failure]")).length);
   expect(sizes.sort()).toEqual([1, 2]);
@@ -287,7 +286,8 @@ test("one click accepts the group as new baselines; Forget removes the tap; the 
     before[2]!.record.imageSha256,
   );
 
-  const tapKey = (await lastFailures(path.join(dir, "results"), store)).find((f) => f.kind === "tap")!.entry.key;
+  const tapKey = (await lastFailures(path.join(dir, "results"), store)).failures.find((f) => f.kind === "tap")!.entry
+    .key;
   // The keyboard: the queue moved on to the next undecided card (the other change); "j" reaches the tap, "f" forgets it.
   const focused = () => browser!.execute(() => (document.activeElement as HTMLElement | null)?.dataset.kind);
   expect(await focused()).toBe("baseline");

@@ -236,27 +236,8 @@ describe("configureAi", () => {
     expect(resolveConfig(undefined).store.location).toBe(path.resolve("/elsewhere", "_ai_"));
   });
 
-  test("resultsDir: false without a reporter writes no artifact files", async () => {
-    const cwd = process.cwd();
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-noresults-"));
-    process.chdir(dir);
-    try {
-      configureAi({ resultsDir: false });
-      const where = await resolveConfig(undefined).reportArtifact({
-        name: "x.png",
-        role: "actual",
-        mimeType: "image/png",
-        data: Buffer.from("png"),
-        api: "tap",
-        subject: "x",
-        device: "d",
-      });
-      expect(where).toBeUndefined();
-      expect(await fs.readdir(dir)).toEqual([]);
-    } finally {
-      process.chdir(cwd);
-      await fs.rm(dir, { recursive: true, force: true });
-    }
+  test("no reporter unless the runner gives one: the run folder's copy is the call's own (tests/unit/artifacts.test.ts)", () => {
+    expect(resolveConfig(undefined).reportArtifact).toBeUndefined();
   });
 
   test("resetAi forgets everything", () => {

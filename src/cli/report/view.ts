@@ -1,9 +1,8 @@
 /** What the report page shows, with every image already copied beside it. */
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Box } from "../../core/model/contract.js";
 import type { BaselineEntry, StoreModel, TapEntry } from "../model.js";
-import { artifactLabel, type Run, type RunEntry } from "../runs.js";
+import { artifactLabel, keptFile, type Run, type RunEntry } from "../runs.js";
 import type { ReportFiles } from "./files.js";
 import { runTotals, type RunTotals } from "./totals.js";
 
@@ -155,22 +154,9 @@ export async function buildView(store: StoreModel, runs: Run[], files: ReportFil
 /** A run record's artifact: copied when it is a file in the run's folder, else only named (a URL is never embedded). */
 async function artifactView(run: Run, where: string, files: ReportFiles): Promise<ArtifactView> {
   const label = artifactLabel(where);
-  const local = filePath(where) ?? where;
-  // The results folder may have moved since the run (a downloaded CI artifact): look beside calls.jsonl too.
-  for (const candidate of [path.resolve(run.dir, local), path.join(run.dir, path.basename(local))]) {
-    const url = await files.add(candidate, `runs/${run.id}/${path.basename(candidate)}`, run.dir);
-    if (url) return { label, url };
-  }
-  return { label, notCopied: where };
-}
-
-function filePath(where: string): string | undefined {
-  if (!where.startsWith("file:")) return undefined;
-  try {
-    return fileURLToPath(where);
-  } catch {
-    return undefined;
-  }
+  const real = await keptFile(run, where);
+  const url = real && (await files.add(real, `runs/${run.id}/${path.basename(real)}`, run.dir));
+  return url ? { label, url } : { label, notCopied: where };
 }
 
 function gridsOf(baselines: BaselineView[]): BaselineGrid[] {

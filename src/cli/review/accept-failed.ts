@@ -4,7 +4,6 @@
  * artifact), marked accepted, the old value kept as `previous`. No model, no device. A failure is
  * refused when what is stored no longer is what it failed against.
  */
-import path from "node:path";
 import { promises as fs } from "node:fs";
 import { pngSize } from "../../core/pixels/png.js";
 import {
@@ -19,8 +18,7 @@ import {
 import type { Store } from "../../core/store/store.js";
 import { EXIT } from "../exit.js";
 import { printJson, printLines } from "../format.js";
-import { realFileIn } from "../report/files.js";
-import { artifactLabel, type Run, type RunEntry } from "../runs.js";
+import { artifactLabel, keptFile, type Run, type RunEntry } from "../runs.js";
 import { withKeyLock, type ReviewBy } from "./actions.js";
 import { locate } from "./decide.js";
 
@@ -56,11 +54,45 @@ export function failuresOf(runs: Run[]): { baselines: RunFailure[]; taps: RunEnt
   return { baselines: [...last.values()], taps };
 }
 
-/** The real path of the image with `label` the run kept for `entry`, only from inside the run's folder. */
+/** A failure a run recorded whose line cannot be read, and why; `api` when what is left of the line says. */
+export interface UnreadableFailure {
+  api?: "tap" | "toMatchScreenshot";
+  why: string;
+}
+
+/**
+ * Failures the runs recorded that cannot be read, each with why: a calls.jsonl line that is not a
+ * valid entry (a crash mid-write, a hand edit) and does not say it passed. Listed, never dropped.
+ */
+export function unreadableFailures(runs: Run[]): UnreadableFailure[] {
+  const found: UnreadableFailure[] = [];
+  for (const run of runs) {
+    for (const bad of run.unreadableLines) {
+      const outcome = /"outcome"\s*:\s*"(\w+)"/.exec(bad.text)?.[1];
+      if (outcome && outcome !== "failed") continue;
+      const subject = /"(name|prompt)"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(bad.text);
+      const api = subject && (subject[1] === "name" ? "toMatchScreenshot" : "tap");
+      const what = subject ? ` (${api === "tap" ? "tap" : "screenshot"} "${subject[2]}")` : "";
+      found.push({
+        ...(api ? { api } : {}),
+        why: `run ${run.id}, calls.jsonl line ${bad.line}${what} cannot be read: ${bad.why}`,
+      });
+    }
+  }
+  return found;
+}
+
+/**
+ * The real path of the image with `label` the run kept for `entry`, only from inside the run's folder:
+ * the last such file the entry names (a runner's reporter may name the same image by its URL too).
+ */
 export async function artifactFile(run: Run, entry: RunEntry, label: string): Promise<string | undefined> {
-  const files = (entry.artifacts ?? []).filter((a) => new RegExp(`^${label}(-\\d+)?$`).test(artifactLabel(a)));
-  const file = files.at(-1);
-  return file ? realFileIn(path.resolve(run.dir, file), run.dir) : undefined;
+  const named = (entry.artifacts ?? []).filter((a) => new RegExp(`^${label}(-\\d+)?$`).test(artifactLabel(a)));
+  for (const where of named.reverse()) {
+    const real = await keptFile(run, where);
+    if (real) return real;
+  }
+  return undefined;
 }
 
 async function artifactOf(run: Run, entry: RunEntry, label: string): Promise<Buffer | undefined> {
@@ -130,19 +162,26 @@ export async function runAcceptFailed(
     }
   }
   const refused = done.filter((d) => d.action === "refused");
+  // A tap is never accepted from a failure: only what may be a baseline is one not accepted here.
+  const unreadable = unreadableFailures(runs)
+    .filter((u) => u.api !== "tap")
+    .map((u) => u.why);
   const ids = runs.map((r) => r.id).join(", ") || "none";
   if (json) {
     printJson({
       storage: store.location,
       runs: runs.map((r) => r.id),
       changes: done.map((d) => ({ ...d, files: d.files.map((f) => locate(store, f)) })),
+      unreadable,
     });
   } else {
     const accepted = done.filter((d) => d.action === "accepted");
     const lines = [
       baselines.length
         ? `Accepted ${accepted.length} failed baseline${accepted.length === 1 ? "" : "s"} of run ${ids}${accepted.length ? ":" : "."}`
-        : `No baseline failed in run ${ids}: nothing to accept.`,
+        : unreadable.length
+          ? `No failed baseline of run ${ids} could be read: nothing accepted.`
+          : `No baseline failed in run ${ids}: nothing to accept.`,
     ];
     for (const d of accepted) lines.push(`  ${d.key}`, ...d.files.map((f) => `    ${locate(store, f)}`));
     if (accepted.length) lines.push("Commit the files above.");
@@ -153,12 +192,11 @@ export async function runAcceptFailed(
       );
     }
     printLines(lines);
-    if (refused.length) {
-      printLines(
-        refused.map((d) => `tapshot: did not accept ${d.key}: ${d.why}`),
-        process.stderr,
-      );
-    }
+    const why = [
+      ...refused.map((d) => `tapshot: did not accept ${d.key}: ${d.why}`),
+      ...unreadable.map((u) => `tapshot: did not accept a failure: ${u}`),
+    ];
+    if (why.length) printLines(why, process.stderr);
   }
-  return refused.length ? EXIT.failure : EXIT.ok;
+  return refused.length || unreadable.length ? EXIT.failure : EXIT.ok;
 }

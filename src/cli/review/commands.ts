@@ -91,8 +91,14 @@ export function addReviewCommands(program: Command, parts: ProgramParts): void {
       const options = common(flags);
       // Nothing to review: say so, and start no server.
       const store = await storeOf(options);
-      const failed = (await lastFailures(options.results, store)).length;
-      if (!pendingValues(await modelOf(options), {}).length && !failed) {
+      const last = await lastFailures(options.results, store);
+      const failed = last.failures.length + last.unreadable.length;
+      // A store that cannot be listed fails the command, unless there are failures to show (the page says why).
+      const pending = await modelOf(options).then(
+        (model) => pendingValues(model, {}).length,
+        (error: unknown) => (failed ? 0 : Promise.reject(error)),
+      );
+      if (!pending && !failed) {
         printLines([
           `Nothing awaits review: every stored value is accepted and the last run in ${options.results} had no ` +
             `failure. Run "tapshot pending" to check.`,

@@ -8,6 +8,7 @@ import { baselineBoxes, compareFigures, fullSize, pct } from "../report/compare.
 import { overlay } from "../report/view.js";
 import { esc } from "../report/escape.js";
 import type { ReviewFailure } from "./failures.js";
+import type { UnreadableFailure } from "./accept-failed.js";
 
 /** What the page needs of a failure: the failure, and the URL of its image `label`. */
 export type FailureImageUrl = (failure: ReviewFailure, label: string) => string;
@@ -54,6 +55,7 @@ function failureCard(failure: ReviewFailure, url: FailureImageUrl): string {
   <h4>${esc(subject)} · <span class="mono">${esc(entry.device)}</span> · <span class="badge failed">failed</span> <span class="state" data-testid="state"></span></h4>
   <div class="meta">run <span class="mono">${esc(failure.run.id)}</span> · ${esc(entry.at)}${failure.fingerprint ? ` · change <span class="mono">${esc(failure.fingerprint)}</span>` : ""}</div>
   ${entry.detail ? `<pre data-testid="detail">${esc(entry.detail)}</pre>` : ""}
+  ${failure.unreadable ? `<p class="empty-note" data-testid="unreadable">${esc(failure.unreadable)}</p>` : ""}
   ${failure.baseline ? `<div class="meta" data-testid="prompt">judged against: ${esc(failure.baseline.prompt)}</div>` : ""}
   ${figures}
   <div class="figures">${button}</div>
@@ -70,9 +72,20 @@ function groupsOf(failures: ReviewFailure[]): ReviewFailure[][] {
   return [...groups.values()];
 }
 
+/** Failures whose calls.jsonl line cannot be read, listed with why. */
+function unreadableList(unreadable: UnreadableFailure[]): string {
+  if (!unreadable.length) return "";
+  const items = unreadable.map((u) => `<li data-testid="unreadable-failure">${esc(u.why)}</li>`).join("");
+  return `<section class="group" data-testid="unreadable-failures"><h3>Failures that cannot be read</h3><ul>${items}</ul></section>`;
+}
+
 /** The failures section, or nothing when the last run had none. */
-export function failuresSection(failures: ReviewFailure[], url: FailureImageUrl): string {
-  if (!failures.length) return "";
+export function failuresSection(
+  failures: ReviewFailure[],
+  unreadable: UnreadableFailure[],
+  url: FailureImageUrl,
+): string {
+  if (!failures.length && !unreadable.length) return "";
   const groups = groupsOf(failures).map((members) => {
     const { kind, entry, fingerprint } = members[0]!;
     const n = members.length;
@@ -90,5 +103,5 @@ export function failuresSection(failures: ReviewFailure[], url: FailureImageUrl)
 <div class="cards">${members.map((f) => failureCard(f, url)).join("\n")}</div>
 </section>`;
   });
-  return `<section id="failures" data-testid="failures"><h2>Failures in the last run</h2>${groups.join("\n")}</section>`;
+  return `<section id="failures" data-testid="failures"><h2>Failures in the last run</h2>${groups.join("\n")}${unreadableList(unreadable)}</section>`;
 }

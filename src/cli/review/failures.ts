@@ -16,7 +16,14 @@ import {
 } from "../../core/store/records.js";
 import type { Store } from "../../core/store/store.js";
 import { lastRun, readRuns, type Run, type RunEntry } from "../runs.js";
-import { acceptFailure, artifactFile, failuresOf, type FailureDecision } from "./accept-failed.js";
+import {
+  acceptFailure,
+  artifactFile,
+  failuresOf,
+  unreadableFailures,
+  type FailureDecision,
+  type UnreadableFailure,
+} from "./accept-failed.js";
 import { withKeyLock, type ReviewBy } from "./actions.js";
 import type { Fingerprinter } from "./fingerprint.js";
 
@@ -41,35 +48,73 @@ export interface ReviewFailure {
   baseline?: Pick<BaselineRecord, "prompt" | "device" | "varying" | "promptMasks">;
   /** A tap's stored value it failed against: where its box and point are on the screen. */
   tap?: Pick<TapRecord, "point" | "box" | "crop" | "device">;
+  /** Why its stored value could not be read (the store is down, its JSON is corrupt): listed all the same. */
+  unreadable?: string;
+}
+
+/** The last run's failures, and those whose line in calls.jsonl cannot be read (accept-failed.ts). */
+export interface LastFailures {
+  failures: ReviewFailure[];
+  unreadable: UnreadableFailure[];
+}
+
+/** The stored value a failure failed against, `null` when none is stored; why not, on the failure, when it cannot be read. */
+async function storedOf<T>(failure: ReviewFailure, read: () => Promise<T | null>): Promise<T | null | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    failure.unreadable = `its stored value cannot be read: ${(error as Error).message}`;
+    return undefined;
+  }
 }
 
 /**
  * Whether a failure is settled since: its baseline now is the run's screenshot (accepted), or its
- * tap is no longer stored or was stored again after the failure (forgotten, or learned again).
+ * tap is no longer stored or was stored again after the failure (forgotten, or learned again). One
+ * whose stored value cannot be read is not settled: it stays listed, saying why.
  */
 async function settled(store: Store, failure: ReviewFailure): Promise<boolean> {
   const { key, at } = failure.entry;
   if (failure.kind === "tap") {
-    const stored = await readRecord(store, key, TapRecordSchema).catch(() => null);
+    const stored = await storedOf(failure, () => readRecord(store, key, TapRecordSchema));
+    if (stored === undefined) return false;
     if (stored) failure.tap = stored.record;
     return !stored || stored.record.storedAt > at;
   }
   const actual = await artifactFile(failure.run, failure.entry, "actual");
-  const stored = await readRecord(store, key, BaselineRecordSchema).catch(() => null);
-  if (stored) failure.baseline = stored.record;
-  return Boolean(actual && stored && stored.record.imageSha256 === sha256(await fs.readFile(actual)));
+  const stored = await storedOf(failure, () => readRecord(store, key, BaselineRecordSchema));
+  if (!stored) return false;
+  failure.baseline = stored.record;
+  return Boolean(actual && stored.record.imageSha256 === sha256(await fs.readFile(actual)));
+}
+
+/** The fingerprint of a baseline failure's change from its kept expected and actual images, if it has both. */
+async function fingerprintOf(failure: ReviewFailure, fingerprint: Fingerprinter): Promise<string | undefined> {
+  if (!failure.images.includes("expected") || !failure.images.includes("actual")) return undefined;
+  try {
+    const [expected, actual] = await Promise.all(
+      ["expected", "actual"].map(async (label) =>
+        fs.readFile((await artifactFile(failure.run, failure.entry, label))!),
+      ),
+    );
+    return await fingerprint(expected!, actual!);
+  } catch {
+    // Without a fingerprint the failure is a group of its own: never grouped with a change it may not be.
+    return undefined;
+  }
 }
 
 /**
  * The failures of the last test run under `resultsDir` that are not settled in `store` yet (baselines'
- * with their change's fingerprint when `fingerprint` is given), each with
- * its store key (entries of an SDK before keys were recorded are left out: nothing says which value failed).
+ * with their change's fingerprint when `fingerprint` is given), each with its store key (entries of an
+ * SDK before keys were recorded are left out: nothing says which value failed), and the lines of its
+ * calls.jsonl that cannot be read and may be failures, with why.
  */
 export async function lastFailures(
   resultsDir: string,
   store: Store,
   { fingerprint }: { fingerprint?: Fingerprinter } = {},
-): Promise<ReviewFailure[]> {
+): Promise<LastFailures> {
   const runs = lastRun(await readRuns(resultsDir));
   const { baselines, taps } = failuresOf(runs);
   const tapFailures = new Map<string, { run: Run; entry: RunEntry & { key: string } }>();
@@ -79,7 +124,7 @@ export async function lastFailures(
         tapFailures.set(entry.key, { run, entry: entry as RunEntry & { key: string } });
     }
   }
-  const found: ReviewFailure[] = [];
+  const failures: ReviewFailure[] = [];
   for (const [kind, list] of [
     ["baseline", baselines],
     ["tap", [...tapFailures.values()]],
@@ -89,16 +134,14 @@ export async function lastFailures(
       for (const label of FAILURE_IMAGES[kind]) if (await artifactFile(run, entry, label)) images.push(label);
       const failure: ReviewFailure = { id: `${run.id}:${run.entries.indexOf(entry)}`, kind, run, entry, images };
       if (await settled(store, failure)) continue;
-      if (fingerprint && kind === "baseline" && images.includes("expected") && images.includes("actual")) {
-        const [expected, actual] = await Promise.all(
-          ["expected", "actual"].map(async (label) => fs.readFile((await artifactFile(run, entry, label))!)),
-        );
-        failure.fingerprint = await fingerprint(expected!, actual!).catch(() => undefined);
+      if (fingerprint && kind === "baseline") {
+        const print = await fingerprintOf(failure, fingerprint);
+        if (print) failure.fingerprint = print;
       }
-      found.push(failure);
+      failures.push(failure);
     }
   }
-  return found;
+  return { failures, unreadable: unreadableFailures(runs) };
 }
 
 /** A failed tap's stored value removed, so the next run learns it again; refused when another value is stored there now. */

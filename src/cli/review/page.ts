@@ -13,6 +13,7 @@ import { pointIn, type Overlay } from "../report/view.js";
 import type { BaselineRecord, TapRecord } from "../../core/store/records.js";
 import { failuresSection, type FailureImageUrl } from "./failure-cards.js";
 import type { ReviewFailure } from "./failures.js";
+import type { UnreadableFailure } from "./accept-failed.js";
 import type { PendingValue } from "./pending.js";
 import { REVIEW_SCRIPT } from "./page-script.js";
 
@@ -114,8 +115,12 @@ export interface ReviewPageParts {
   values: PendingValue[];
   /** The last run's failures (none without a results folder). */
   failures?: ReviewFailure[];
+  /** Lines of the last run's calls.jsonl that cannot be read and may be failures, each saying why (accept-failed.ts). */
+  unreadableFailures?: UnreadableFailure[];
   /** Fingerprints of the pending heals' changes, by store key. */
-  fingerprints?: Map<string, string>;
+  fingerprints?: Map<string, string> | undefined;
+  /** Why the pending values could not be read (the store is down), when they could not. */
+  pendingError?: string;
   storage: string;
   token: string;
   /** The CSP nonce of the page's one script. */
@@ -159,7 +164,8 @@ export function renderReviewPage(parts: ReviewPageParts): string {
     })
     .join("\n");
   const failures = parts.failures ?? [];
-  const failed = parts.failureImageUrl ? failuresSection(failures, parts.failureImageUrl) : "";
+  const unreadable = parts.unreadableFailures ?? [];
+  const failed = parts.failureImageUrl ? failuresSection(failures, unreadable, parts.failureImageUrl) : "";
   const nothing = !groups && !failed;
   return `<!doctype html>
 <html lang="en">
@@ -173,12 +179,13 @@ export function renderReviewPage(parts: ReviewPageParts): string {
 <header>
   <h1>tapshot review</h1>
   <span class="meta">storage <code>${esc(storage)}</code></span>
-  <span class="meta" data-testid="count">${values.length} pending${failures.length ? ` · ${failures.length} failed in the last run` : ""}</span>
+  <span class="meta" data-testid="count">${values.length} pending${failures.length + unreadable.length ? ` · ${failures.length + unreadable.length} failed in the last run` : ""}</span>
   <span class="meta"><kbd>j</kbd> / <kbd>k</kbd> next / previous · <kbd>a</kbd> accept · <kbd>r</kbd> revert · <kbd>f</kbd> forget a failed tap · <kbd>A</kbd> / <kbd>R</kbd> the whole group · <kbd>s</kbd> the slider (arrows move it, <kbd>Esc</kbd> back)</span>
 </header>
 ${failed}
 ${groups ? (failed ? `<h2>Pending review</h2>` : "") + groups : ""}
-${nothing ? `<p class="empty-note" data-testid="nothing">Nothing awaits review.</p>` : ""}
+${parts.pendingError ? `<p class="empty-note" data-testid="pending-error">The values pending review cannot be read: ${esc(parts.pendingError)}</p>` : ""}
+${nothing && !parts.pendingError ? `<p class="empty-note" data-testid="nothing">Nothing awaits review.</p>` : ""}
 <section id="changed" data-testid="changed" hidden><h2>Files changed (commit them)</h2><ul id="changes" data-testid="changes"></ul></section>
 <p class="meta" id="errors" data-testid="errors"></p>
 <script nonce="${esc(nonce)}">

@@ -18,7 +18,7 @@ import type { StoreModel } from "../model.js";
 import { decideAll, locate } from "./decide.js";
 import type { ReviewBy } from "./actions.js";
 import { renderReviewPage } from "./page.js";
-import { decideFailure, FAILURE_IMAGES, lastFailures, type ReviewFailure } from "./failures.js";
+import { decideFailure, FAILURE_IMAGES, lastFailures, type LastFailures, type ReviewFailure } from "./failures.js";
 import { rememberedFingerprints, type Fingerprinter } from "./fingerprint.js";
 import { artifactFile } from "./accept-failed.js";
 import { pendingValues, type PendingValue } from "./pending.js";
@@ -163,18 +163,24 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
     }
     const pending = () => options.readModel().then((model) => ({ model, values: pendingValues(model) }));
     // Only the page shows fingerprints; an image or a decision needs just which failures there are.
-    const failures = (withPrints = false) =>
+    const last = (withPrints = false): Promise<LastFailures> =>
       options.results
         ? lastFailures(options.results, options.store, withPrints ? { fingerprint } : {})
-        : Promise.resolve([]);
+        : Promise.resolve({ failures: [], unreadable: [] });
+    const failures = async () => (await last()).failures;
     if (req.method === "GET" && url.pathname === "/") {
-      const { model, values } = await pending();
+      // A store that cannot be listed (a bucket down) still leaves the run's failures to show, saying why.
+      const read = await pending().catch((error: unknown) => ({ model: undefined, error: (error as Error).message }));
+      const values = "values" in read ? read.values : [];
       const nonce = randomBytes(16).toString("base64");
+      const shown = await last(true);
       const page = renderReviewPage({
         values,
-        failures: await failures(true),
-        fingerprints: await fingerprintsOf(options.store, values, fingerprint),
-        storage: model.root,
+        ...("error" in read ? { pendingError: read.error } : {}),
+        failures: shown.failures,
+        unreadableFailures: shown.unreadable,
+        fingerprints: await fingerprintsOf(options.store, values, fingerprint).catch(() => undefined),
+        storage: read.model?.root ?? options.store.location,
         token,
         nonce,
         imageUrl,

@@ -11,7 +11,7 @@ import type { OsVersionKey, Target } from "../device/description.js";
 import { OsVersionKeySchema, TargetSchema } from "../device/description.js";
 import { ConfigError } from "../ground/errors.js";
 import { consoleLogger, type LogEntry } from "../ground/log.js";
-import { fileReporter, type ArtifactReporter } from "../ground/artifacts.js";
+import type { ArtifactReporter } from "../ground/artifacts.js";
 import { FileStore } from "../store/file-store.js";
 import type { Store } from "../store/store.js";
 import { unknownOptionsMessage } from "../ground/nearest.js";
@@ -43,7 +43,11 @@ export interface AiConfig {
   osVersionKey?: OsVersionKey;
   /** Receives one entry per call; `false` silences logging. Default: one line on stderr. */
   log?: ((entry: LogEntry) => void) | false;
-  /** Receives failure artifacts. Default: files under `$TAPSHOT_RESULTS_DIR` or `./tapshot-results/<run>/`. */
+  /**
+   * Also receives each failure image (a runner uploads it to its own report). The run folder
+   * `<resultsDir>/<run>/` keeps its copy whatever this does, for `tapshot accept --failed` and the
+   * review page. Default: none.
+   */
   reportArtifact?: ArtifactReporter;
   /**
    * Default `$TAPSHOT_MODE` or `auto`. A function gets the driver, for runners whose sessions
@@ -51,8 +55,8 @@ export interface AiConfig {
    */
   mode?: Mode | ((driver: unknown) => Mode | undefined);
   /**
-   * Where each run's results go: `<resultsDir>/<run>/calls.jsonl` (one log entry per call) and,
-   * with the default reporter, the failure artifacts. `false` records nothing. Default
+   * Where each run's results go: `<resultsDir>/<run>/calls.jsonl` (one log entry per call) and the
+   * failure artifacts. `false` records nothing (a runner's `reportArtifact` still gets the images). Default
    * `$TAPSHOT_RESULTS_DIR` or `./tapshot-results`.
    */
   resultsDir?: string | false;
@@ -167,7 +171,8 @@ export interface ResolvedConfig {
   /** `undefined`: each platform's default. */
   osVersionKey: OsVersionKey | undefined;
   log: (entry: LogEntry) => void;
-  reportArtifact: ArtifactReporter;
+  /** The runner's own reporter, besides the run folder's copy; `undefined` when none is configured. */
+  reportArtifact: ArtifactReporter | undefined;
   /** Results folder of all runs, or `undefined` when results are not recorded. */
   resultsDir: string | undefined;
   /** The channel, or a ConfigError saying how to configure one. */
@@ -253,8 +258,7 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
     log,
     prices: configured.prices ?? {},
     maxAiCalls,
-    // With results switched off and no runner reporter, failures name no files.
-    reportArtifact: configured.reportArtifact ?? (resultsDir ? fileReporter(resultsDir) : () => undefined),
+    reportArtifact: configured.reportArtifact,
     channel() {
       const channel = configured.channel ?? defaultChannel?.channel();
       if (!channel) throw new ConfigError(noChannelMessage(defaultChannel?.howToConfigure));

@@ -19,8 +19,9 @@ export interface Artifact {
 }
 
 /**
- * Receives a failure's artifacts. Return where the artifact went (a path or a URL) so
- * the error message can name it; runners upload it to their own report.
+ * A runner's receiver of a failure's artifacts (`configureAi({ reportArtifact })`). Return where the
+ * artifact went (a path or a URL) so the error message can name it; runners upload it to their own
+ * report. It gets each image besides the copy kept in the run folder (see {@link keepArtifact}).
  */
 export type ArtifactReporter = (artifact: Artifact) => string | void | Promise<string | void>;
 
@@ -28,25 +29,24 @@ export type ArtifactReporter = (artifact: Artifact) => string | void | Promise<s
 export const RUN_ID = process.env.TAPSHOT_RUN_ID ?? `${new Date().toISOString().replace(/[:.]/g, "-")}_${process.pid}`;
 
 /**
- * The standalone reporter: writes files under `<resultsDir>/<run>/` and returns the path.
+ * Keep an artifact in the run folder, `<resultsDir>/<run>/`, and return its path: what
+ * `tapshot accept --failed`, the review page and the report read, whatever reporter the runner has.
  * A name already written in this run (a retried test failing again) gets a number,
  * `..__expected-crop-2.png`, so each failure's log entry keeps pointing at its own images.
  */
-export function fileReporter(resultsDir: string): ArtifactReporter {
-  return async (artifact) => {
-    const dir = path.resolve(resultsDir, RUN_ID);
-    await fs.mkdir(dir, { recursive: true });
-    const stem = artifact.name.replace(/\.png$/i, "");
-    for (let n = 1; ; n++) {
-      const file = path.join(dir, n === 1 ? `${stem}.png` : `${stem}-${n}.png`);
-      try {
-        await fs.writeFile(file, artifact.data, { flag: "wx" });
-        return file;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
+export async function keepArtifact(resultsDir: string, artifact: Artifact): Promise<string> {
+  const dir = path.resolve(resultsDir, RUN_ID);
+  await fs.mkdir(dir, { recursive: true });
+  const stem = artifact.name.replace(/\.png$/i, "");
+  for (let n = 1; ; n++) {
+    const file = path.join(dir, n === 1 ? `${stem}.png` : `${stem}-${n}.png`);
+    try {
+      await fs.writeFile(file, artifact.data, { flag: "wx" });
+      return file;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
-  };
+  }
 }
 
 /** Append a call's log entry to `<resultsDir>/<run>/calls.jsonl`, for the report. Best effort. */

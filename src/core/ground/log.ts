@@ -47,7 +47,7 @@ export interface LogEntry {
   durationMs: number;
   /** Human-readable line: the heal message, the failure, or why a record was not replayed. */
   detail?: string;
-  /** Artifacts reported for this call (paths or runner URLs). */
+  /** Where this call's failure images went: each kept file in the run folder, then what the runner's reporter returned (a path or URL). */
   artifacts?: string[];
 }
 

@@ -63,7 +63,7 @@ export class CallLog {
     this.models.push(model);
   }
 
-  /** An artifact reported for this call (a path or a runner's URL). */
+  /** Where an artifact of this call went (its kept file, or what the runner's reporter returned). */
   addArtifact(where: string): void {
     this.artifacts.push(where);
   }

@@ -12,7 +12,7 @@ import {
   type AiRequestOf,
   type Usage,
 } from "../model/contract.js";
-import type { Artifact } from "../ground/artifacts.js";
+import { keepArtifact, type Artifact } from "../ground/artifacts.js";
 import type { CallLog } from "./call-log.js";
 import type { ModelPrice, ResolvedConfig } from "../config/config.js";
 import { claimAiCall } from "./budget.js";
@@ -171,23 +171,32 @@ export class Call {
     }
   }
 
-  /** Report one failure image to the configured reporter; a failing reporter is noted, not thrown. */
+  /**
+   * Report one failure image: kept in the run folder (what review reads) and handed to the runner's
+   * reporter, each independently; a failing write or reporter is noted, not thrown.
+   */
   async report(role: Artifact["role"], data: Buffer, label: string = role): Promise<void> {
     const subject = this.log.api === "tap" ? `tap-${slugify(this.subject, 40)}` : `screenshot-${this.subject}`;
-    const name = redact(`${subject}__${this.deviceSlug}__${label}.png`);
-    try {
-      const where = await this.config.reportArtifact({
-        name,
-        role,
-        mimeType: "image/png",
-        data,
-        api: this.log.api,
-        subject: redact(this.subject),
-        device: this.deviceSlug,
-      });
-      if (where) this.log.addArtifact(where);
-    } catch (error) {
-      this.note(`reporting artifact ${name} failed: ${(error as Error).message}`);
+    const artifact: Artifact = {
+      name: redact(`${subject}__${this.deviceSlug}__${label}.png`),
+      role,
+      mimeType: "image/png",
+      data,
+      api: this.log.api,
+      subject: redact(this.subject),
+      device: this.deviceSlug,
+    };
+    const { resultsDir, reportArtifact } = this.config;
+    const sinks: [string, () => Promise<string | void>][] = [];
+    if (resultsDir) sinks.push(["keeping", () => keepArtifact(resultsDir, artifact)]);
+    if (reportArtifact) sinks.push(["reporting", async () => reportArtifact(artifact)]);
+    for (const [what, sink] of sinks) {
+      try {
+        const where = await sink();
+        if (where) this.log.addArtifact(where);
+      } catch (error) {
+        this.note(`${what} artifact ${artifact.name} failed: ${(error as Error).message}`);
+      }
     }
   }
 }
