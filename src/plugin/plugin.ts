@@ -19,6 +19,7 @@ import { apiFor } from "./adapters.js";
 import { sessionOf, type AppiumDriver } from "./driver-session.js";
 import { applyPluginArgs, type PluginArgs } from "./settings.js";
 import { toW3CError } from "./w3c-error.js";
+import { commandKey, ResentCommands } from "./resent-commands.js";
 
 /** The execute method names. */
 export const TAP_SCRIPT = "tapshot: tap";
@@ -70,8 +71,12 @@ function endingOf(sessionId: string): AbortSignal {
   return controller.signal;
 }
 
+/** The last failed command of each session, answered again to a client that re-sends it. */
+const resent = new ResentCommands();
+
 function endSession(sessionId: unknown, why: string): void {
   if (typeof sessionId !== "string") return;
+  resent.forget(sessionId);
   endings.get(sessionId)?.abort(new Error(why));
   endings.delete(sessionId);
 }
@@ -97,6 +102,11 @@ export class TapshotPlugin {
   /** W3C `execute/sync`: the plugin's scripts here, every other script to the driver. */
   async execute(next: Next, driver: AppiumDriver, script: unknown, args: unknown): Promise<unknown> {
     if (script !== TAP_SCRIPT && script !== MATCH_SCREENSHOT_SCRIPT) return next();
+    // A client re-sending this command after its failure gets that failure, not a second run.
+    return resent.run(driver?.sessionId ?? "", commandKey(script, args), () => this.run(driver, script, args));
+  }
+
+  private async run(driver: AppiumDriver, script: Script, args: unknown): Promise<unknown> {
     try {
       applyPluginArgs(this.cliArgs);
       const params = executeParams(script, args);

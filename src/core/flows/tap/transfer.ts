@@ -10,7 +10,7 @@ import type { Call } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
 import { readRecord, TapRecordSchema, type TapRecord } from "../../store/records.js";
 import { CROP_PAD_UNITS } from "./crop-check.js";
-import { verifyAfterTap } from "./locate.js";
+import { tapAndVerify } from "./locate.js";
 import type { TapDone, TapParams } from "./tap-params.js";
 import { chooseTransfer, gatherEvidence, type TransferPlan, type TransferSource } from "./transfer-evidence.js";
 
@@ -90,8 +90,7 @@ export async function tryTransfer(
   const decided = await decide(call, sources, shot, params);
   if (!("plan" in decided)) return { evidence: decided.why.join("\n").slice(0, 4000) };
   const { plan, source } = decided;
-  await call.tap(plan.point);
-  if (params.verify) await verifyAfterTap(call, params.verify);
+  await tapAndVerify(call, plan.point, params.verify);
   call.log.answeredLocally(TRANSFER_MODEL);
   const { width, height } = call.device.screen;
   const crop = toRect(plan.box, width, height, CROP_PAD_UNITS * call.device.scale);
