@@ -6,7 +6,8 @@
  * command the plugin has a method of, calls it with `(next, driver, ...commandArgs)`: `next` is
  * the default handling (for `execute`, the driver's own execute or the proxy to its server),
  * `driver` the session's driver object. The plugin answers its two scripts itself, without
- * `next`, and hands every other script to `next`.
+ * `next`, and hands every other script to `next`. A client's copy of a command that just failed
+ * gets the same failure without a second run (src/plugin/resent-commands.ts).
  *
  * The class does not extend Appium's `BasePlugin`: importing `appium` from this package would
  * make every tapshot user install the server. What Appium calls on a plugin is the constructor,
