@@ -1,9 +1,9 @@
 /*
  * A failed tapshot command sent again by the client is answered with the same failure, without
  * running it again (docs/plugin.md "Errors"). WebdriverIO 9 re-sends every request that failed
- * (`connectionRetryCount`, 3 by default), any W3C error included, waiting 0, 0.5, 1, 2, 4 s...
- * between tries (node_modules/webdriver/build/node.js, `_request`); run again, a failing
- * `tapshot: tap` would locate, tap and ask the model four times.
+ * (`connectionRetryCount`, 3 by default), any W3C error but a few included, waiting 0, 0.5, 1, 2,
+ * 4 s... between tries (the `_request` method of the `webdriver` package's request class, 9.33);
+ * run again, a failing `tapshot: tap` would locate, tap and ask the model four times.
  *
  * What counts as the same command: the same session, the same script and the same arguments
  * (compared as JSON with sorted keys), arriving within {@link RESENT_WINDOW_MS} of the failure's

@@ -122,7 +122,7 @@ export class TapshotService {
 
   /**
    * WDIO hook, in the launcher before any worker starts: the run starts here, so a `TAPSHOT_RUN_ID`
-   * reused from an earlier run does not inherit its spent maxAiCalls budget (src/core/run/budget.ts).
+   * reused from an earlier run does not inherit its spent maxAiCalls budget (docs/configuration.md, "AI budget").
    */
   async onPrepare(): Promise<void> {
     await startRunBudget(resolveResultsDir(this.serviceOptions.resultsDir));
