@@ -231,6 +231,7 @@ describe("a claim that cannot be confirmed is refused", () => {
     expect(error).toBeInstanceOf(BudgetError);
     expect((error as Error).message).toMatch(/could not confirm its claim .* the line it appended is not in the file/);
     expect(channel.count()).toBe(0);
+    expect(error).toMatchObject({ maxAiCalls: 10, made: 0 });
   });
 
   test.each([
@@ -245,6 +246,8 @@ describe("a claim that cannot be confirmed is refused", () => {
     expect(error).toBeInstanceOf(BudgetError);
     expect((error as Error).message).toMatch(/1 earlier claim of this process is gone from the file/);
     expect(channel.count()).toBe(1);
+    // `made` is what was sent under the budget, not the budget.
+    expect(error).toMatchObject({ maxAiCalls: 10, made: 1 });
   });
 });
 

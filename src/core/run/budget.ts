@@ -61,24 +61,28 @@ export async function claimAiCall(settings: BudgetSettings): Promise<void> {
     );
   }
   const file = path.join(path.resolve(resultsDir, RUN_ID), BUDGET_FILE);
-  const { number, refusal } = await claimInFile(file);
-  if (refusal !== undefined) {
+  const claim = await claimInFile(file);
+  if (claim.refusal !== undefined) {
     throw new BudgetError(
       `This call needs a model request, but tapshot could not confirm its claim on the run's AI budget ` +
-        `(maxAiCalls ${maxAiCalls}) in ${file}: ${refusal}. The request was not sent. Keep the run folder on a ` +
+        `(maxAiCalls ${maxAiCalls}) in ${file}: ${claim.refusal}. The request was not sent. Keep the run folder on a ` +
         `local disk while the run lasts (a network file system may not append whole lines), and do not prune ` +
         `or edit it during the run.`,
-      { maxAiCalls, made: Math.min(number - 1, maxAiCalls) },
+      { maxAiCalls, made: Math.min(claim.made, maxAiCalls) },
     );
   }
-  checkNumber(maxAiCalls, number, `counted in ${file}, shared by every worker with this run folder`);
+  checkNumber(maxAiCalls, claim.number, `counted in ${file}, shared by every worker with this run folder`);
 }
 
+/** A claim in the file: its number, or why it is refused with how many requests are known to be sent. */
+type FileClaim =
+  { number: number; made?: undefined; refusal?: undefined } | { number?: undefined; made: number; refusal: string };
+
 /**
- * Append one claim line and read the file back: the claim's number, and why it is refused when
- * the file does not hold it (or an earlier claim of this process) any more.
+ * Append one claim line and read the file back: the claim's number, or why it is refused when the
+ * file does not hold it (or an earlier claim of this process) any more.
  */
-async function claimInFile(file: string): Promise<{ number: number; refusal?: string }> {
+async function claimInFile(file: string): Promise<FileClaim> {
   const token = `${process.pid} ${randomUUID()}`;
   const earlier = ownLines.get(file) ?? [];
   let lines: string[];
@@ -88,16 +92,19 @@ async function claimInFile(file: string): Promise<{ number: number; refusal?: st
     await fs.appendFile(file, `${token}\n`);
     lines = (await fs.readFile(file, "utf8")).split("\n");
   } catch (error) {
-    return { number: 1, refusal: `the file could not be written and read back (${(error as Error).message})` };
+    const refusal = `the file could not be written and read back (${(error as Error).message})`;
+    return { made: earlier.length, refusal };
   }
   const index = lines.indexOf(token);
+  // What is sure to have been sent: the claims this process was granted, or those the file shows before this one.
   if (index < 0) {
-    return { number: lines.length, refusal: "the line it appended is not in the file when read back" };
+    const refusal = "the line it appended is not in the file when read back";
+    return { made: Math.max(earlier.length, lines.filter(Boolean).length), refusal };
   }
   const lost = earlier.filter((line) => !lines.includes(line)).length;
   if (lost) {
     return {
-      number: index + 1,
+      made: Math.max(earlier.length, index),
       refusal: `${lost} earlier claim${lost === 1 ? "" : "s"} of this process ${lost === 1 ? "is" : "are"} gone from the file (it was truncated, replaced or removed during the run)`,
     };
   }
