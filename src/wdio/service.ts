@@ -11,8 +11,7 @@ import { fileReporter, RUN_ID } from "../core/ground/artifacts.js";
 import { checkConfig, resolveResultsDir, type AiConfig, type Mode } from "../core/config/config.js";
 import { TargetSchema, type DeviceAdapter, type Target } from "../core/device/description.js";
 import { ConfigError } from "../core/ground/errors.js";
-import { configureAi } from "../runner/index.js";
-import { startRunBudget } from "../core/run/budget.js";
+import { configureAi, startRun } from "../runner/index.js";
 import { aiMatchers } from "../matchers/to-match-ai-screenshot.js";
 import { setRunningTest } from "../matchers/test-title.js";
 import { allureArtifactReporter, loadAllure, reportHeal, usesAllure, type AllureApi } from "./allure.js";
@@ -125,7 +124,7 @@ export class TapshotService {
    * reused from an earlier run does not inherit its spent maxAiCalls budget (docs/configuration.md, "AI budget").
    */
   async onPrepare(): Promise<void> {
-    await startRunBudget(resolveResultsDir(this.serviceOptions.resultsDir));
+    await startRun({ resultsDir: this.serviceOptions.resultsDir });
   }
 
   /** WDIO hook, in each worker before its session starts: configure tapshot for this worker. */

@@ -9,11 +9,11 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
-import { BUDGET_FILE, resetClaims, startRunBudget } from "../../src/core/run/budget.js";
+import { BUDGET_FILE, resetClaims } from "../../src/core/run/budget.js";
 import { BudgetError, ConfigError } from "../../src/core/ground/errors.js";
 import { RUN_ID } from "../../src/core/ground/artifacts.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
-import { configureAi, resetAi } from "../../src/runner/index.js";
+import { configureAi, resetAi, startRun } from "../../src/runner/index.js";
 import { checkoutScene, FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";
 import { locateOnDevice, SCRIPTED_MODEL, ScriptedChannel } from "../support/scripted-channel.js";
 import type { AiChannel } from "../../src/core/model/contract.js";
@@ -276,5 +276,12 @@ test("a run started again under the same run id does not inherit the spent claim
   const kept = (await fs.readdir(path.dirname(file))).filter((f) => /^ai-calls\..+\.log$/.test(f));
   expect(kept).toHaveLength(1);
   expect(await fs.readFile(path.join(path.dirname(file), kept[0]!), "utf8")).toBe("1 a\n2 b\n3 c\n");
-  expect(await startRunBudget(undefined)).toBeUndefined();
+
+  // Another runner starts its run with startRun (a Jest globalSetup): the budget the last run spent is set aside again.
+  const spent = await api.tap(fakeDriver(device), "the header").catch((e: unknown) => e);
+  expect(spent).toBeInstanceOf(BudgetError);
+  expect(await startRun({ resultsDir: path.join(root, "results") })).toMatch(/ai-calls\..+\.log$/);
+  await expect(api.tap(fakeDriver(device), "the header")).resolves.toMatchObject({ outcome: "learned" });
+  expect(channel.count()).toBe(2);
+  expect(await startRun({ resultsDir: false })).toBeUndefined();
 });
