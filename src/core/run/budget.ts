@@ -129,7 +129,8 @@ function checkNumber(maxAiCalls: number, number: number, where: string): void {
  * Start a run's budget afresh: a claims file left in the run folder by an earlier run with the
  * same `TAPSHOT_RUN_ID` is moved aside (renamed `ai-calls.<time>.log`, kept for reading), so the
  * new run does not inherit its spent count. Called where a run starts, before its workers claim
- * anything (the WDIO launcher). Returns where the old file went, `undefined` when there was none.
+ * anything (`startRun` of tapshot/runner, which the WDIO launcher calls). Returns where the old
+ * file went, `undefined` when there was none.
  */
 export async function startRunBudget(resultsDir: string | undefined): Promise<string | undefined> {
   if (!resultsDir) return undefined;
