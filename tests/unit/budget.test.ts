@@ -139,11 +139,11 @@ function fakePhoneKnowledge(device: FakeDevice): Knowledge {
   };
 }
 
-function wireSetup(channel: AiChannel, device: FakeDevice, maxAiCalls: number) {
+function wireSetup(channel: AiChannel, device: FakeDevice, maxAiCalls: number, logs: LogEntry[] = []) {
   configureAi({
     channel,
     storageDir: path.join(root, "storage"),
-    log: false,
+    log: (entry) => logs.push(entry),
     reportArtifact: () => undefined,
     resultsDir: path.join(root, "results"),
     maxAiCalls,
@@ -161,10 +161,13 @@ test("a budget of N sends at most N requests to OpenAI, retried attempts and ref
     // Refinement is on (the default): each locate is 2 requests; the first 2 requests fail with a 503.
     double.inject({ status: 503 }, 2);
     const channel = openai({ apiKey: KEY, baseURL: `${double.baseUrl}/v1`, retry: fastRetry });
-    const tap = wireSetup(channel, device, 5);
+    const logs: LogEntry[] = [];
+    const tap = wireSetup(channel, device, 5, logs);
     // 503, 503, locate, refine: 4 requests.
     expect(await tap("the checkout button")).toMatchObject({ outcome: "learned" });
     expect(double.calls()).toBe(4);
+    // The call's record says what the budget counted: one answer, 4 requests.
+    expect(logs[0]!.modelCalls).toEqual([expect.objectContaining({ kind: "locate", requests: 4 })]);
     // The 5th is the header's locate; its refinement would be the 6th, so it is not sent.
     const error = await tap("the header");
     expect(error).toBeInstanceOf(BudgetError);

@@ -152,16 +152,16 @@ export class Call {
     this.log.countRequest();
     const started = Date.now();
     const cost = { kind: request.kind, imageBytes: imageBytesOf(request) };
-    let firstClaimed = true;
+    let claims = 0;
     const claim = async () => {
-      if (firstClaimed) firstClaimed = false;
-      else await this.claim();
+      if (++claims > 1) await this.claim();
     };
+    const requests = () => (claims > 1 ? { requests: claims } : {});
     let answer: AiAnswers[K];
     try {
       answer = await ask(channel, request, { signal: this.deadline.signal, claim });
     } catch (error) {
-      this.log.recordModelCall({ ...cost, model: "none", ms: Date.now() - started, failed: true });
+      this.log.recordModelCall({ ...cost, model: "none", ms: Date.now() - started, failed: true, ...requests() });
       throw error;
     }
     this.log.countAnswer(answer.model, answer.usage);
@@ -170,6 +170,7 @@ export class Call {
       model: answer.model,
       ...tokensAndPrice(answer.usage, this.config.prices[answer.model]),
       ms: Date.now() - started,
+      ...requests(),
     });
     return answer;
   }
