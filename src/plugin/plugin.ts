@@ -6,7 +6,8 @@
  * command the plugin has a method of, calls it with `(next, driver, ...commandArgs)`: `next` is
  * the default handling (for `execute`, the driver's own execute or the proxy to its server),
  * `driver` the session's driver object. The plugin answers its two scripts itself, without
- * `next`, and hands every other script to `next`.
+ * `next`, and hands every other script to `next`. A client's copy of a command that just failed
+ * gets the same failure without a second run (src/plugin/resent-commands.ts).
  *
  * The class does not extend Appium's `BasePlugin`: importing `appium` from this package would
  * make every tapshot user install the server. What Appium calls on a plugin is the constructor,
@@ -19,6 +20,7 @@ import { apiFor } from "./adapters.js";
 import { sessionOf, type AppiumDriver } from "./driver-session.js";
 import { applyPluginArgs, type PluginArgs } from "./settings.js";
 import { toW3CError } from "./w3c-error.js";
+import { commandKey, ResentCommands } from "./resent-commands.js";
 
 /** The execute method names. */
 export const TAP_SCRIPT = "tapshot: tap";
@@ -70,8 +72,12 @@ function endingOf(sessionId: string): AbortSignal {
   return controller.signal;
 }
 
+/** The last failed command of each session, answered again to a client that re-sends it. */
+const resent = new ResentCommands();
+
 function endSession(sessionId: unknown, why: string): void {
   if (typeof sessionId !== "string") return;
+  resent.forget(sessionId);
   endings.get(sessionId)?.abort(new Error(why));
   endings.delete(sessionId);
 }
@@ -97,6 +103,11 @@ export class TapshotPlugin {
   /** W3C `execute/sync`: the plugin's scripts here, every other script to the driver. */
   async execute(next: Next, driver: AppiumDriver, script: unknown, args: unknown): Promise<unknown> {
     if (script !== TAP_SCRIPT && script !== MATCH_SCREENSHOT_SCRIPT) return next();
+    // A client re-sending this command after its failure gets that failure, not a second run.
+    return resent.run(driver?.sessionId ?? "", commandKey(script, args), () => this.run(driver, script, args));
+  }
+
+  private async run(driver: AppiumDriver, script: Script, args: unknown): Promise<unknown> {
     try {
       applyPluginArgs(this.cliArgs);
       const params = executeParams(script, args);

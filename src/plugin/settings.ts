@@ -50,7 +50,8 @@ const set = (value: string | undefined) => (value?.trim() ? value.trim() : undef
 
 /** The `configureAi` options the server's arguments and environment give (per-session parts as functions). */
 export function pluginConfig(args: PluginArgs, env: NodeJS.ProcessEnv = process.env): AiConfig {
-  const config: AiConfig = {};
+  // Sessions of one server are independent runs of their clients: each gets its own maxAiCalls.
+  const config: AiConfig = { maxAiCallsPer: "session" };
   const storeUrl = set(args.store) ?? set(env.TAPSHOT_STORE);
   if (storeUrl) {
     const what = set(args.store) ? "--plugin-tapshot-store" : "TAPSHOT_STORE";

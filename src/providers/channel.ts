@@ -68,18 +68,22 @@ export function modelChannel(backend: ModelBackend): AiChannel {
   const { boxes, image: plan } = backend;
   const diffPlan: ImagePlan = { ...plan, format: "png" };
 
-  async function ask(kind: AiKind, turn: Turn, frame: PreparedImage, signal: AbortSignal): Promise<Asked> {
-    const { core, model, usage } = await askRaw(kind, turn, signal);
+  async function ask(kind: AiKind, turn: Turn, frame: PreparedImage, sending: AiRequestOptions): Promise<Asked> {
+    const { core, model, usage } = await askRaw(kind, turn, sending);
     return { core: fromWire(kind, core, boxes, frame), model, usage };
   }
 
-  async function askRaw(kind: AiKind, turn: Turn, signal: AbortSignal) {
+  /** One turn, retried; every attempt claims its place in the budget before it is sent. */
+  async function askRaw(kind: AiKind, turn: Turn, { signal, claim }: AiRequestOptions) {
     const reply = await withRetries(
       backend.id,
       backend.retry,
       signal,
       (e) => backend.classify(e, kind),
-      () => backend.send(turn, kind, signal),
+      async () => {
+        await claim?.();
+        return backend.send(turn, kind, signal);
+      },
     );
     return { core: parseWire(kind, reply.text, boxes), model: reply.model, usage: reply.usage };
   }
@@ -116,7 +120,7 @@ export function modelChannel(backend: ModelBackend): AiChannel {
     }
   }
 
-  async function locate(request: AiRequestOf<"locate">, signal: AbortSignal): Promise<Asked> {
+  async function locate(request: AiRequestOf<"locate">, sending: AiRequestOptions): Promise<Asked> {
     const screen = await prepareImage(request.screen, plan);
     const reference = request.reference ? await prepareImage(request.reference, plan) : undefined;
     const first = await ask(
@@ -126,7 +130,7 @@ export function modelChannel(backend: ModelBackend): AiChannel {
         parts: userParts.locate(request.prompt, screen, reference, request.evidence),
       },
       screen,
-      signal,
+      sending,
     );
     if (!backend.refine || !("found" in first.core) || !first.core.found || !first.core.box) return first;
 
@@ -135,7 +139,7 @@ export function modelChannel(backend: ModelBackend): AiChannel {
     const second = await askRaw(
       "locate",
       { system: refineInstruction(boxes, crop), parts: userParts.refine(request.prompt, crop, request.screen) },
-      signal,
+      sending,
     );
     const usage = addUsage(first.usage, second.usage);
     const core = refinedCore(second.core, crop, request.screen);
@@ -144,14 +148,14 @@ export function modelChannel(backend: ModelBackend): AiChannel {
     return { core: refined, model: second.model ?? first.model, usage };
   }
 
-  async function answer(request: AiRequest, signal: AbortSignal): Promise<Asked> {
+  async function answer(request: AiRequest, sending: AiRequestOptions): Promise<Asked> {
     switch (request.kind) {
       case "locate":
-        return locate(request, signal);
+        return locate(request, sending);
       case "check": {
         const screen = await prepareImage(request.screen, plan);
         const turn = { system: checkInstruction(), parts: userParts.check(request.statement, screen) };
-        return ask("check", turn, screen, signal);
+        return ask("check", turn, screen, sending);
       }
       case "judge": {
         const screen = await prepareImage(request.screen, plan);
@@ -162,7 +166,7 @@ export function modelChannel(backend: ModelBackend): AiChannel {
           system: judgeInstruction(boxes, screen, references.length),
           parts: userParts.judge(request.prompt, screen, references),
         };
-        return ask("judge", turn, screen, signal);
+        return ask("judge", turn, screen, sending);
       }
       case "compare": {
         const [baseline, screen, diff] = await Promise.all([
@@ -174,7 +178,7 @@ export function modelChannel(backend: ModelBackend): AiChannel {
           system: compareInstruction(boxes, screen),
           parts: userParts.compare(request.prompt, baseline, screen, diff),
         };
-        return ask("compare", turn, screen, signal);
+        return ask("compare", turn, screen, sending);
       }
     }
   }
@@ -187,7 +191,7 @@ export function modelChannel(backend: ModelBackend): AiChannel {
           `The ${backend.id.provider} provider got an invalid request: ${describeZodError(checked.error)}.`,
         );
       }
-      const { core, model, usage } = await answer(checked.data, options.signal);
+      const { core, model, usage } = await answer(checked.data, options);
       return parseAnswer(request.kind, { ...core, model: model || backend.id.model, ...(usage ? { usage } : {}) });
     },
   };

@@ -2,7 +2,8 @@
  * `tapshot/runner`: how a test runner or device farm plugs into tapshot: the model
  * request channel, storage, the run's target device, logging and artifacts.
  */
-import { setConfig, resetConfig, type AiConfig } from "../core/config/config.js";
+import { setConfig, resetConfig, resolveResultsDir, type AiConfig } from "../core/config/config.js";
+import { startRunBudget } from "../core/run/budget.js";
 
 /**
  * Configure tapshot for this process. Each given option replaces the current one;
@@ -20,6 +21,28 @@ export function configureAi(options: AiConfig): void {
 /** Drop everything configured with {@link configureAi}, back to environment and defaults. */
 export function resetAi(): void {
   resetConfig();
+}
+
+/** Options of {@link startRun}. */
+export interface StartRunOptions {
+  /** The results folder the run's workers use. Default `$TAPSHOT_RESULTS_DIR`, else `./tapshot-results`. */
+  resultsDir?: string | false;
+}
+
+/**
+ * Start a run, once, before its workers make any tapshot call (a Jest `globalSetup`, a Mocha root
+ * hook in the parent process): the `maxAiCalls` count an earlier run left under the same
+ * `TAPSHOT_RUN_ID` is moved aside, so this run does not inherit a spent budget. The WDIO service
+ * does this in its launcher. Resolves to where the old count went, or `undefined` when there was none.
+ *
+ * ```ts
+ * // jest.global-setup.ts
+ * import { startRun } from "tapshot/runner";
+ * export default () => startRun();
+ * ```
+ */
+export function startRun(options: StartRunOptions = {}): Promise<string | undefined> {
+  return startRunBudget(resolveResultsDir(options.resultsDir));
 }
 
 export type { AiConfig, Mode } from "../core/config/config.js";

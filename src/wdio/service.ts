@@ -1,7 +1,8 @@
 /**
  * The WebdriverIO service (docs/runners.md): `services: [[TapshotService, options]]` in wdio.conf.ts.
  * WDIO constructs it in the launcher and in every worker; it checks its options when constructed
- * (so a bad option stops the run before any session), configures tapshot in `beforeSession` of
+ * (so a bad option stops the run before any session), starts the run's AI budget in the launcher's
+ * `onPrepare`, configures tapshot in `beforeSession` of
  * each worker, and adds the commands and matchers to each session in `before`.
  */
 import { describeZodError } from "../core/ground/zod-errors.js";
@@ -10,7 +11,7 @@ import { RUN_ID } from "../core/ground/artifacts.js";
 import { checkConfig, type AiConfig, type Mode } from "../core/config/config.js";
 import { TargetSchema, type DeviceAdapter, type Target } from "../core/device/description.js";
 import { ConfigError } from "../core/ground/errors.js";
-import { configureAi } from "../runner/index.js";
+import { configureAi, startRun } from "../runner/index.js";
 import { aiMatchers } from "../matchers/to-match-ai-screenshot.js";
 import { setRunningTest } from "../matchers/test-title.js";
 import { allureArtifactReporter, loadAllure, reportHeal, usesAllure, type AllureApi } from "./allure.js";
@@ -116,6 +117,14 @@ export class TapshotService {
         return Object.keys(merged).length ? merged : undefined;
       },
     };
+  }
+
+  /**
+   * WDIO hook, in the launcher before any worker starts: the run starts here, so a `TAPSHOT_RUN_ID`
+   * reused from an earlier run does not inherit its spent maxAiCalls budget (docs/configuration.md, "AI budget").
+   */
+  async onPrepare(): Promise<void> {
+    await startRun({ resultsDir: this.serviceOptions.resultsDir });
   }
 
   /** WDIO hook, in each worker before its session starts: configure tapshot for this worker. */

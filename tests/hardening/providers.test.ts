@@ -114,7 +114,9 @@ describe("a provider that does not answer in time is named in the call's error",
     async (_, channel, name) => {
       const deadline = new Deadline(3000, 'tap "x"');
       try {
-        const error = (await ask(channel("/slow"), await check(), deadline.signal).catch((e: unknown) => e)) as Error;
+        const error = (await ask(channel("/slow"), await check(), { signal: deadline.signal }).catch(
+          (e: unknown) => e,
+        )) as Error;
         expect(error).toBeInstanceOf(TimeoutError);
         expect(error.message).toMatch(
           new RegExp(`within its 3000 ms timeout\\. The ${name} provider \\(model \\w+-test\\) had not answered yet`),
@@ -130,7 +132,7 @@ describe("a provider that does not answer in time is named in the call's error",
     async (_, channel, name) => {
       const deadline = new Deadline(3000, 'tap "x"');
       try {
-        const error = (await ask(channel("/limited"), await check(), deadline.signal).catch(
+        const error = (await ask(channel("/limited"), await check(), { signal: deadline.signal }).catch(
           (e: unknown) => e,
         )) as Error;
         expect(error).toMatchObject({ code: "provider", status: 429 });

@@ -2,7 +2,8 @@
  * The Appium plugin end to end, driven by clients tapshot did not write: the plugin is installed
  * from this checkout with `appium plugin install --source=local` into an empty APPIUM_HOME (the
  * Chromium driver linked from node_modules the same way), a real Appium 3 server runs it, and
- * WebdriverIO's plain `execute` and Debian's python3-selenium call `tapshot: tap` and
+ * WebdriverIO (the rig's classic sessions with `execute`, and a session with WebdriverIO's default
+ * options with docs/plugin.md's `executeScript`) and Debian's python3-selenium call `tapshot: tap` and
  * `tapshot: matchScreenshot`. The server's model is the local OCR engine (`--plugin-tapshot-provider=ocr`).
  * Needs dist/ (`npm run build`): Appium loads the package's built `main`.
  */
@@ -17,6 +18,7 @@ import { freePort } from "../../rig/ports.js";
 import { capabilitiesFor, galaxyS23, pixel7, type PhoneProfile } from "../../rig/profiles.js";
 import { startRig, type Rig, type RigSession } from "../../rig/session.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
+import { remote } from "webdriverio";
 
 const run = promisify(execFile);
 const APPIUM = join(PROJECT_ROOT, "node_modules/appium/index.js");
@@ -245,3 +247,49 @@ test("python3-selenium, a foreign W3C client, learns, replays and gets tapshot's
     await rm(userDataDir, { recursive: true, force: true, maxRetries: 5 });
   }
 }, 150_000);
+
+test("WebdriverIO 9 with default options: executeScript reaches the plugin, and a failing call runs once", async () => {
+  const profile = galaxyS23;
+  const userDataDir = await mkdtemp(join(tmpdir(), "tapshot-plugin-wdio-"));
+  // The rig's Chromium capabilities without its `wdio:enforceWebDriverClassic`, and no other WebdriverIO
+  // option: BiDi on, connectionRetryCount 3, as a new project's wdio.conf.ts has it.
+  const { "wdio:enforceWebDriverClassic": _classic, ...caps } = capabilitiesFor(profile, {
+    chromedriverPort: await freePort(),
+    userDataDir,
+  }) as Record<string, unknown>;
+  void _classic;
+  const driver = await remote({
+    hostname: rig.appium.hostname,
+    port: rig.appium.port,
+    path: rig.appium.path,
+    logLevel: "silent",
+    capabilities: { ...caps, ...tapshotCaps(profile, "replay") } as WebdriverIO.Capabilities,
+  });
+  try {
+    await driver.url(
+      rig.demo.pageUrl("cart", { variant: "default", seed: 1, bars: { ...profile.bars, platform: profile.platform } }),
+    );
+    const prompt = 'the "Gift wrapping" button, asked from WebdriverIO';
+    const logged = async () => (await serverCalls()).filter((c) => c.prompt === prompt);
+    const retries: number[] = [];
+    driver.on("request.retry", ({ retryCount }: { retryCount: number }) => retries.push(retryCount));
+
+    // docs/plugin.md's call, as written: the classic W3C execute, which Appium hands to the plugin.
+    const error = await rejection(driver.executeScript("tapshot: tap", [{ prompt }]));
+    expect(error.message).toContain(`No stored tap for "${prompt}"`);
+    // The client sent it 4 times (3 retries); the server ran it once and answered the copies from memory.
+    expect(retries).toEqual([1, 2, 3]);
+    expect((await logged()).map((c) => c.outcome)).toEqual(["failed"]);
+
+    // What docs/plugin.md no longer shows: on a BiDi session, `execute` runs the string as page JavaScript
+    // (webdriverio's execute command) and never reaches Appium.
+    expect(driver.isBidi).toBe(true);
+    // The demo page has no `tap`: the label `tapshot:` and the reference `tap` throw in the page.
+    const paged = await rejection(driver.execute("tapshot: tap", { prompt }));
+    expect(paged.message).toMatch(/ReferenceError: tap is not defined/);
+    expect((await logged()).map((c) => c.outcome)).toEqual(["failed"]);
+  } finally {
+    await driver.deleteSession().catch(() => undefined);
+    await rm(userDataDir, { recursive: true, force: true, maxRetries: 5 });
+  }
+}, 120_000);

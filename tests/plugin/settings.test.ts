@@ -43,6 +43,13 @@ describe("server arguments and environment", () => {
     expect(pluginConfig({ provider: "ocr" }, {}).channel).toBeDefined();
   });
 
+  test("each session of the server has its own AI budget", () => {
+    setConfig(pluginConfig({}, { TAPSHOT_MAX_AI_CALLS: "3" }));
+    expect(resolveConfig(session({})).maxAiCallsPer).toBe("session");
+    resetConfig();
+    expect(resolveConfig(session({})).maxAiCallsPer).toBe("run");
+  });
+
   test("a session's tapshot:mode wins over the server's mode, which wins over TAPSHOT_MODE", () => {
     setConfig(pluginConfig({ mode: "replay" }, {}));
     expect(resolveConfig(session({})).mode).toBe("replay");

@@ -119,7 +119,7 @@ describe("ask", () => {
         return channel.request(request, options);
       },
     };
-    const answer = await ask(spy, { kind: "check", screen, statement: "the summary" }, controller.signal);
+    const answer = await ask(spy, { kind: "check", screen, statement: "the summary" }, { signal: controller.signal });
     expect(answer).toEqual(valid.check);
     expect(seenSignal).toBe(controller.signal);
     expect(channel.requests).toEqual([{ kind: "check", screen, statement: "the summary" }]);
@@ -128,13 +128,17 @@ describe("ask", () => {
   test("a malformed answer from the channel is an AiAnswerError, not a guess", async () => {
     const channel = new ScriptedChannel({ locate: () => ({ found: true, reason: "somewhere", model }) });
     await expect(
-      ask(channel, { kind: "locate", screen, prompt: "the button" }, new AbortController().signal),
+      ask(channel, { kind: "locate", screen, prompt: "the button" }, { signal: new AbortController().signal }),
     ).rejects.toThrow(AiAnswerError);
   });
 
   test("unknown fields are dropped from answers", async () => {
     const channel = new ScriptedChannel({ check: () => ({ ...(valid.check as object), extra: "x" }) });
-    const answer = await ask(channel, { kind: "check", screen, statement: "s" }, new AbortController().signal);
+    const answer = await ask(
+      channel,
+      { kind: "check", screen, statement: "s" },
+      { signal: new AbortController().signal },
+    );
     expect(answer).not.toHaveProperty("extra");
   });
 });

@@ -71,6 +71,12 @@ export interface AiConfig {
    * `$TAPSHOT_MAX_AI_CALLS`, or no limit.
    */
   maxAiCalls?: number;
+  /**
+   * What one `maxAiCalls` budget covers: `"run"` (default), every request of the run, shared by its
+   * worker processes; or `"session"`, each driver session's own requests, counted in this process
+   * (the Appium plugin server's setting: one server, many independent sessions).
+   */
+  maxAiCallsPer?: "run" | "session";
 }
 
 /** A model's price per million tokens, in one currency of your choice. */
@@ -114,6 +120,7 @@ const AiConfigSchema = z
       )
       .optional(),
     maxAiCalls: MaxAiCallsSchema.optional(),
+    maxAiCallsPer: z.enum(["run", "session"]).optional(),
   })
   .strict();
 
@@ -181,6 +188,8 @@ export interface ResolvedConfig {
   prices: Record<string, ModelPrice>;
   /** The run's model request budget, or `undefined` for no limit. */
   maxAiCalls: number | undefined;
+  /** What one budget covers: the run (default) or each driver session. */
+  maxAiCallsPer: "run" | "session";
 }
 
 /** The "no channel" error's text; `howToConfigure` comes from the registered default channel. */
@@ -258,6 +267,7 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
     log,
     prices: configured.prices ?? {},
     maxAiCalls,
+    maxAiCallsPer: configured.maxAiCallsPer ?? "run",
     reportArtifact: configured.reportArtifact,
     channel() {
       const channel = configured.channel ?? defaultChannel?.channel();

@@ -115,11 +115,14 @@ export class AbortedError extends withCode("aborted") {}
 /** The driver is not a usable Appium session of the platform, or a device command failed. */
 export class DeviceError extends withCode("device") {}
 
-/** The run's model request budget (`maxAiCalls`) is spent; the request was not sent. */
+/**
+ * The model request budget (`maxAiCalls`) is spent, or a claim on it could not be confirmed; the
+ * request was not sent.
+ */
 export class BudgetError extends TapshotError {
-  /** The budget: the most model requests the run may make. */
+  /** The budget: the most model requests the run (or the session) may send. */
   readonly maxAiCalls: number;
-  /** Model requests the run made before this one (across its worker processes). */
+  /** Model requests sent before this one under the same budget (across the run's worker processes). */
   readonly made: number;
 
   constructor(message: string, spent: { maxAiCalls: number; made: number }) {

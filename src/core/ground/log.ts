@@ -21,6 +21,11 @@ export interface ModelCall {
   cost?: number;
   /** The request got no usable answer (it still counts against the budget). */
   failed?: true;
+  /**
+   * HTTP requests sent to the model server for this one answer, when more than one (retried attempts,
+   * a refinement pass); each counts against `maxAiCalls`. Absent: one.
+   */
+  requests?: number;
 }
 
 /** One entry per `tap` or `toMatchScreenshot` call. */

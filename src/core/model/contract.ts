@@ -145,6 +145,13 @@ export type AiRequestOf<K extends AiKind> = Extract<AiRequest, { kind: K }>;
 export interface AiRequestOptions {
   /** Aborts when the calling step's deadline passes or the caller aborts; honour it. */
   signal: AbortSignal;
+  /**
+   * Await it before each request sent to a model server, each retried attempt and a refinement
+   * pass included: it claims a place in the run's `maxAiCalls` budget and throws a BudgetError when
+   * the budget is spent (then send nothing). The first call is free: tapshot claimed one place
+   * before asking the channel, so a channel that never calls it counts as one request per answer.
+   */
+  claim?: () => Promise<void>;
 }
 
 /**
@@ -179,16 +186,17 @@ export function parseAnswer<K extends AiKind>(kind: K, answer: unknown): AiAnswe
 }
 
 /**
- * Send a request on a channel and validate the answer. The channel is raced against `signal`,
+ * Send a request on a channel and validate the answer. The channel is raced against the signal,
  * so a channel that ignores it still ends at the deadline, and a late answer is never used.
  */
 export async function ask<K extends AiKind>(
   channel: AiChannel,
   request: AiRequestOf<K>,
-  signal: AbortSignal,
+  options: AiRequestOptions,
 ): Promise<AiAnswers[K]> {
+  const { signal } = options;
   const answer: unknown = await untilAborted(
-    Promise.resolve().then(() => channel.request(request, { signal })),
+    Promise.resolve().then(() => channel.request(request, options)),
     signal,
   );
   signal.throwIfAborted();

@@ -35,6 +35,8 @@ export class Call {
   private slugs: DeviceSlugs;
   /** The page source of the screen now shown, once read; a screenshot, tap or swipe forgets it. */
   private screenPageSource: Promise<PageSourceReading> | undefined;
+  /** Budget places claimed by {@link claimAhead} that no request has used yet. */
+  private claimedAhead = 0;
 
   constructor(
     readonly log: CallLog,
@@ -46,6 +48,11 @@ export class Call {
   ) {
     this.described = applyTarget(device, config.target);
     this.slugs = deviceSlugs(device, config.target, config.osVersionKey);
+  }
+
+  /** One place in the model request budget (src/core/run/budget.ts). */
+  private claim(): Promise<void> {
+    return claimAiCall({ ...this.config, session: this.opened });
   }
 
   /** The device, with the run's target applied; follows a rotation seen by {@link screenshot}. */
@@ -125,20 +132,36 @@ export class Call {
   }
 
   /**
-   * Ask the model: the run's budget is claimed first (a {@link BudgetError} leaves the channel
+   * Claim the budget's place of the next {@link ask} now, so a spent budget fails before the
+   * step that comes first (a tap that `verify` will check), not after it.
+   */
+  async claimAhead(): Promise<void> {
+    await this.claim();
+    this.claimedAhead++;
+  }
+
+  /**
+   * Ask the model: the budget is claimed first (a {@link BudgetError} leaves the channel
    * unasked), then the call is counted, and what it cost is recorded whether it is answered or not.
+   * The channel claims again for each further request it sends (retries, a refinement pass).
    */
   async ask<K extends AiKind>(request: AiRequestOf<K>): Promise<AiAnswers[K]> {
     const channel = this.config.channel();
-    await claimAiCall(this.config);
+    if (this.claimedAhead > 0) this.claimedAhead--;
+    else await this.claim();
     this.log.countRequest();
     const started = Date.now();
     const cost = { kind: request.kind, imageBytes: imageBytesOf(request) };
+    let claims = 0;
+    const claim = async () => {
+      if (++claims > 1) await this.claim();
+    };
+    const requests = () => (claims > 1 ? { requests: claims } : {});
     let answer: AiAnswers[K];
     try {
-      answer = await ask(channel, request, this.deadline.signal);
+      answer = await ask(channel, request, { signal: this.deadline.signal, claim });
     } catch (error) {
-      this.log.recordModelCall({ ...cost, model: "none", ms: Date.now() - started, failed: true });
+      this.log.recordModelCall({ ...cost, model: "none", ms: Date.now() - started, failed: true, ...requests() });
       throw error;
     }
     this.log.countAnswer(answer.model, answer.usage);
@@ -147,6 +170,7 @@ export class Call {
       model: answer.model,
       ...tokensAndPrice(answer.usage, this.config.prices[answer.model]),
       ms: Date.now() - started,
+      ...requests(),
     });
     return answer;
   }

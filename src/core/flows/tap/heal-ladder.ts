@@ -12,7 +12,7 @@ import type { Call } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
 import type { TapRecord } from "../../store/records.js";
 import { CROP_PAD_UNITS, CROP_VERDICT, storedCrop } from "./crop-check.js";
-import { readCost, verifyAfterTap } from "./locate.js";
+import { readCost, tapAndVerify } from "./locate.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
 
 /** Model name of a heal from the whole-screen crop search (docs/heal.md): not a model's judgment. */
@@ -61,8 +61,7 @@ export async function healCheaply(
   }
   const heal = chooseCheapHeal(call, stored.record, found, params);
   if (!heal) return { found };
-  await call.tap(heal.point);
-  if (params.verify) await verifyAfterTap(call, params.verify);
+  await tapAndVerify(call, heal.point, params.verify);
   const { record } = stored;
   const reason = heal.reason + (params.verify ? `, and "${params.verify}" held after the tap` : "");
   const value: NewValue<TapRecord, TapDone> = {

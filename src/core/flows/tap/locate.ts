@@ -62,8 +62,7 @@ export async function locateAndTap(
   const crop = toRect(box, call.device.screen.width, call.device.screen.height, CROP_PAD_UNITS * call.device.scale);
   const image = await cropPng(screenshot, crop);
   const element = await elementUnder(call, point);
-  await call.tap(point);
-  if (params.verify) await verifyAfterTap(call, params.verify);
+  await tapAndVerify(call, point, params.verify);
   return { found: true, box, point, crop, image, model: answer.model, reason: answer.reason, element };
 }
 
@@ -130,6 +129,16 @@ async function elementUnder(call: Call, point: Point): Promise<A11yElement | und
 export async function settledScreenshot(call: Call): Promise<{ png: Buffer; raw: RawImage }> {
   const until = call.deadline.after("settleBeforeModel");
   return waitForStable(call, { until, masks: systemBarMasks(call.device), requireDrawn: true });
+}
+
+/**
+ * Tap, then check `verify` when there is one. The check's place in the model request budget is
+ * claimed before the tap, so a spent budget fails the call before it acts on the device.
+ */
+export async function tapAndVerify(call: Call, point: Point, verify: string | undefined): Promise<void> {
+  if (verify) await call.claimAhead();
+  await call.tap(point);
+  if (verify) await verifyAfterTap(call, verify);
 }
 
 /** After a fresh tap: ask `check` until it passes or the deadline passes. */
