@@ -14,9 +14,9 @@ import * as android from "../../src/android/index.js";
 import * as ios from "../../src/ios/index.js";
 import { parsePageSource, progressIndicator, readPageSource } from "../../src/core/device/page-source.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
-import { compareThumbs, screenThumb } from "../../src/core/pixels/screen-thumb.js";
+import { compareThumbs, screenThumb, thumbGrid } from "../../src/core/pixels/screen-thumb.js";
 import { decode } from "../../src/core/pixels/images.js";
-import { TapRecordSchema } from "../../src/core/store/records.js";
+import { ScreenThumbSchema, TapRecordSchema } from "../../src/core/store/records.js";
 import { SAME_SCREEN_SHARE } from "../../src/core/flows/tap/stored-screen.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import {
@@ -218,6 +218,16 @@ describe.each([PIXEL_7, IPHONE_15_PRO])("a replayed tap on $name", (phone) => {
     );
   });
 
+  test("with autoHeal, a loading view does not go to the heal: replayed with no model call", async () => {
+    const driver = await learned(phone);
+    await loadingThenCart(driver, phone, await frame(phone, "loading"));
+
+    const result = await phone.api.tap(asBrowser(driver), PROMPT, { autoHeal: true, timeout: LONG });
+
+    expect(result).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+    expect(channel.count()).toBe(1);
+  });
+
   test(`the stored screen without Checkout and a ${phone.indicator} in the page source: waited for and replayed`, async () => {
     const driver = await learned(phone);
     await loadingThenCart(driver, phone, await frame(phone, "busy", "shown"));
@@ -299,5 +309,15 @@ describe("what the rule reads", () => {
     expect(await share("cart")).toBe(1);
     expect(await share("restyled")).toBeGreaterThanOrEqual(SAME_SCREEN_SHARE);
     expect(await share("loading")).toBeLessThan(SAME_SCREEN_SHARE);
+  });
+
+  test("a thumbnail's grid follows the orientation, and a stored one must hold a byte per cell", () => {
+    expect(thumbGrid({ x: 0, y: 118, width: 1080, height: 2219 })).toEqual({ cols: 12, rows: 24 });
+    expect(thumbGrid({ x: 0, y: 0, width: 2400, height: 1017 })).toEqual({ cols: 24, rows: 12 });
+    const cells = (n: number) => Buffer.alloc(n, 7).toString("base64");
+    expect(ScreenThumbSchema.safeParse({ cols: 2, rows: 3, grey: cells(6), texture: cells(6) }).success).toBe(true);
+    const short = ScreenThumbSchema.safeParse({ cols: 2, rows: 3, grey: cells(6), texture: cells(5) });
+    expect(short.success).toBe(false);
+    expect(JSON.stringify(short.error?.issues)).toContain("one byte per cell");
   });
 });

@@ -23,11 +23,20 @@ export const THUMB_CELLS = { short: 12, long: 24 } as const;
 /** Every STEP-th pixel of every STEP-th row is sampled (a quarter of the pixels), with its two neighbours. */
 const STEP = 2;
 
-/** The thumbnail of `area` of `raw` (the screen outside its system bars). */
-export function screenThumb(raw: RawImage, area: Rect): ScreenThumb {
+/** The grid of a new thumbnail of `area`: {@link THUMB_CELLS}, the long side along the area's long side. */
+export function thumbGrid(area: Rect): { cols: number; rows: number } {
   const portrait = area.height >= area.width;
-  const cols = portrait ? THUMB_CELLS.short : THUMB_CELLS.long;
-  const rows = portrait ? THUMB_CELLS.long : THUMB_CELLS.short;
+  return portrait
+    ? { cols: THUMB_CELLS.short, rows: THUMB_CELLS.long }
+    : { cols: THUMB_CELLS.long, rows: THUMB_CELLS.short };
+}
+
+/**
+ * The thumbnail of `area` of `raw` (the screen outside its system bars) on `grid` (by default
+ * {@link thumbGrid}; a stored thumbnail's own grid to compare with it).
+ */
+export function screenThumb(raw: RawImage, area: Rect, grid = thumbGrid(area)): ScreenThumb {
+  const { cols, rows } = grid;
   const grey = new Uint8Array(cols * rows);
   const texture = new Uint8Array(cols * rows);
   for (let row = 0; row < rows; row++) {

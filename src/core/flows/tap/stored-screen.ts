@@ -87,7 +87,7 @@ async function recogniseScreen(
 ): Promise<{ same: boolean; why: string }> {
   const was = fromRecord(thumb);
   const area = thumbArea(stored.record.device);
-  const now = screenThumb(screen, area);
+  const now = screenThumb(screen, area, was);
   const crop = stored.record.crop;
   const overCrop = (cell: number) => {
     const r = cellRect(area, was, cell % was.cols, Math.floor(cell / was.cols));
