@@ -36,7 +36,7 @@ const PROMPT = "the checkout button";
 const LOADING_SHOTS = 14;
 
 type Box = { x: number; y: number; width: number; height: number };
-type Screen = "cart" | "restyled" | "busy" | "loading";
+type Screen = "cart" | "restyled" | "busy" | "loading" | "skeleton";
 
 /** A phone platform under test: its entry, its double's script, where Checkout is and how its driver serves the tree. */
 interface Phone {
@@ -105,7 +105,8 @@ const rendered = new Map<string, Promise<string>>();
 /**
  * A shop screen at the phone's size: an app bar, a balance card, a card of items and totals, and
  * Checkout (`cart`); Checkout recoloured in its place (`restyled`); Checkout gone and a still spinner
- * drawn (`busy`, animations off, as on test devices); or the app bar over a plain "Loading" line (`loading`).
+ * drawn (`busy`, animations off, as on test devices); the app bar over a plain "Loading" line (`loading`); or
+ * the app bar and the cards with flat grey blocks where the text will be (`skeleton`).
  */
 function screen(phone: Phone, kind: Screen): Promise<string> {
   const key = `${phone.name}:${kind}`;
@@ -122,14 +123,20 @@ function screen(phone: Phone, kind: Screen): Promise<string> {
     const button = (fill: string) =>
       `<rect x="${x}" y="${y}" width="${width}" height="${height}" rx="30" fill="${fill}"/>` +
       `<rect x="${x + width / 3}" y="${y + 55}" width="${width / 3}" height="40" fill="#ffffff"/>`;
+    const skeleton =
+      `<rect x="40" y="${phone.top + 220}" width="${W - 80}" height="200" rx="24" fill="#e5e7eb"/>` +
+      `<rect x="40" y="${phone.top + 470}" width="${W - 80}" height="900" rx="24" fill="#ffffff"/>` +
+      `<rect x="80" y="${phone.top + 520}" width="${W - 200}" height="700" rx="12" fill="#e5e7eb"/>`;
     const body =
-      kind === "loading"
-        ? bar + `<rect x="${W / 2 - 100}" y="${H / 2}" width="200" height="24" fill="#6b7280"/>`
-        : kind === "busy"
-          ? bar +
-            content +
-            `<circle cx="${W / 2}" cy="${H / 2}" r="50" fill="none" stroke="#9ca3af" stroke-width="12"/>`
-          : bar + content + button(kind === "restyled" ? "#7c3aed" : "#16a34a");
+      kind === "skeleton"
+        ? bar + skeleton
+        : kind === "loading"
+          ? bar + `<rect x="${W / 2 - 100}" y="${H / 2}" width="200" height="24" fill="#6b7280"/>`
+          : kind === "busy"
+            ? bar +
+              content +
+              `<circle cx="${W / 2}" cy="${H / 2}" r="50" fill="none" stroke="#9ca3af" stroke-width="12"/>`
+            : bar + content + button(kind === "restyled" ? "#7c3aed" : "#16a34a");
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="${W}" height="${H}" fill="#f3f4f7"/>${body}</svg>`;
     png = sharp(Buffer.from(svg))
       .png()
@@ -297,7 +304,7 @@ describe("what the rule reads", () => {
     );
   });
 
-  test("thumbnails: the restyled cart is recognised as the cart, the loading view is not", async () => {
+  test("thumbnails: the restyled cart is recognised as the cart, the loading view and a skeleton are not", async () => {
     const area = { x: 0, y: PIXEL_7.top, width: 1080, height: 2400 - PIXEL_7.top - 63 };
     const thumb = async (kind: Screen) =>
       screenThumb(await decode(Buffer.from(await screen(PIXEL_7, kind), "base64")), area);
@@ -309,6 +316,7 @@ describe("what the rule reads", () => {
     expect(await share("cart")).toBe(1);
     expect(await share("restyled")).toBeGreaterThanOrEqual(SAME_SCREEN_SHARE);
     expect(await share("loading")).toBeLessThan(SAME_SCREEN_SHARE);
+    expect(await share("skeleton")).toBeLessThan(SAME_SCREEN_SHARE);
   });
 
   test("a thumbnail's grid follows the orientation, and a stored one must hold a byte per cell", () => {
