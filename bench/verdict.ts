@@ -11,6 +11,12 @@
  *   ones are equal (pixelmatch at its threshold 0.2, no pixel allowed), then compare once
  *   (`Page.expectScreenshot` in Playwright's packages/playwright-core/src/server/page.ts).
  * Every rule must end in a failure; a run that passes is reported as such.
+ *
+ * A stored tap gets the same measure (issue 47): the Checkout tap is learned on the cart, then each
+ * run opens the redesigned cart and times from the loaded page to the thrown failure, with tapshot's
+ * rule (the settle rule, then the check that the settled screen is the stored one: its thumbnail,
+ * and the page source's progress indicators), with `graceMs: 0`, and with the rule before issue 38.
+ * A plain loading view of 1.5 s before the cart is timed too, as a replay that must succeed.
  */
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -62,6 +68,53 @@ async function playwrightRule(session: RigSession, expected: Decoded): Promise<b
     actual = await shot();
     if (equalAsPlaywright(actual, previous)) return equalAsPlaywright(actual, expected);
   }
+}
+
+const CHECKOUT = "the Checkout button";
+
+/** The tap's figures of benchmark 10: its failure on the redesigned cart under three rules, and a replay after a loading view. */
+async function tapVerdicts(phone: RigSession, channel: ScriptedChannel, runs: number): Promise<Figure[]> {
+  await phone.open("cart", { seed: SEED });
+  const box = await phone.box("checkout-button");
+  channel.script.locate = () => ({ found: true, box, reason: "scripted: the Checkout button", model: SCRIPTED_MODEL });
+  await phone.ai.tap(phone.driver, CHECKOUT);
+  const samples = { tapshot: [] as number[], noGrace: [] as number[], old: [] as number[], loading: [] as number[] };
+  let wrong = 0;
+  const time = async (rule: keyof typeof samples) => {
+    const loading = rule === "loading";
+    await phone.open("cart", loading ? { seed: SEED, loading: 1500 } : { variant: "redesign", seed: SEED });
+    const settle = rule === "old" ? { graceMs: DEFAULT_TIMEOUT * 2 } : rule === "noGrace" ? { graceMs: 0 } : undefined;
+    const ms = await wallMs(async () => {
+      const replayed = await phone.ai
+        .tap(phone.driver, CHECKOUT, settle ? { settle } : {})
+        .then(() => true)
+        .catch(() => false);
+      if (replayed !== loading) wrong++;
+    });
+    samples[rule].push(ms);
+  };
+  const modelCalls = channel.count();
+  for (let i = 0; i < runs; i++) for (const rule of ["tapshot", "loading", "noGrace", "old"] as const) await time(rule);
+  const detail = {
+    scenario: "tap on the redesigned cart",
+    oldRuleMs: Math.round(median(samples.old)),
+    tapshotWithoutGraceMs: Math.round(median(samples.noGrace)),
+    tapshotSamplesMs: samples.tapshot.map(Math.round),
+    replayAfterLoadingViewMs: samples.loading.map(Math.round),
+    wrongVerdicts: wrong,
+    modelCalls: channel.count() - modelCalls,
+  };
+  return [
+    fromMedians(
+      "tap on the redesigned cart: change to failure",
+      "ms",
+      "rule before issue 38",
+      median(samples.tapshot),
+      median(samples.old),
+      runs,
+      { detail },
+    ),
+  ];
 }
 
 /** Figures of benchmark 10; `runs` samples per rule and scenario (the old rule takes its 30 s each). */
@@ -141,6 +194,7 @@ export async function benchVerdict(rig: Rig, { runs }: { runs: number }): Promis
         ),
       );
     }
+    figures.push(...(await tapVerdicts(phone, channel, runs)));
     return figures;
   } finally {
     resetAi();

@@ -58,6 +58,8 @@ export interface OpenOptions {
   bars?: boolean;
   /** Rows of the `long-cart` screen (demo/app/long-pages.ts). */
   rows?: number;
+  /** Ms of a plain loading view before the screen's content (demo/app/pages.ts); default none. */
+  loading?: number;
 }
 
 /** A WebdriverIO session on one emulated phone. */
@@ -275,6 +277,7 @@ export async function openRigSession(
         ...(options.seed === undefined ? {} : { seed: options.seed }),
         ...(bars ? { bars } : {}),
         ...(options.rows === undefined ? {} : { rows: options.rows }),
+        ...(options.loading ? { loading: options.loading } : {}),
       });
       await driver.url(url);
       const shown = await session.currentScreen();

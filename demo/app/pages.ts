@@ -41,7 +41,16 @@ export interface PageOptions {
   seed: number;
   /** System bars to draw, in CSS pixels (0: none), and their platform style. */
   bars: { top: number; bottom: number; platform: "android" | "ios" };
+  /**
+   * Show a plain loading view (the app bar and "Loading…", no progress indicator) for this many
+   * ms before the screen's content, as an app waiting for the network does; 0 or unset: none.
+   * Not carried by the page's links: only the page opened with it loads slowly.
+   */
+  loading?: number;
 }
+
+/** The longest `loading` a page accepts, in ms. */
+export const MAX_LOADING_MS = 10_000;
 
 /** The query parameters that carry page options from screen to screen. */
 export function pageQuery(options: PageOptions): string {
@@ -108,6 +117,7 @@ export function renderPage(screen: Screen, options: PageOptions, css: string): s
   const body =
     screen === "cart" ? cart(options, query) : screen === "checkout" ? checkout(query) : confirmation(options, query);
   const titles: Record<Screen, string> = { cart: "Your cart", checkout: "Order summary", confirmation: "Thank you" };
+  const shown = options.loading ? withLoadingView(body, options.loading) : body;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -117,10 +127,25 @@ export function renderPage(screen: Screen, options: PageOptions, css: string): s
 <style>${css}</style>
 </head>
 <body data-screen="${screen}" data-variant="${options.variant}">
-${statusBar(options)}${body}${navBar(options)}
+${statusBar(options)}${shown}${navBar(options)}
 <script>${TAP_LOG}</script>
 </body>
 </html>
+`;
+}
+
+/**
+ * A screen's body behind a plain loading view: its content (`<main>`) is rendered hidden, with a
+ * "Loading…" view in its place, and shown after `ms`. The content's markup is unchanged, so once
+ * shown it has the same pixels as the page opened without `loading`.
+ */
+function withLoadingView(body: string, ms: number): string {
+  const view = `<main class="loading-view" data-testid="loading-view"><p>Loading…</p></main>\n`;
+  const hidden = body.replace("<main", `${view}<main hidden`);
+  return `${hidden}<script>setTimeout(function () {
+  document.querySelector("[data-testid=loading-view]").remove();
+  document.querySelector("main[hidden]").hidden = false;
+}, ${ms});</script>
 `;
 }
 

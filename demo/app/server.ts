@@ -4,14 +4,24 @@
  * Routes: `/cart`, `/checkout`, `/confirmation` (`/` redirects to `/cart`). Query parameters:
  * `variant` = `default` | `redesign` | `regression`; `seed` = an integer fixing the varying
  * content (without it, each load picks a new one, so the balance and dates change every run);
- * `bars` = `<top>,<bottom>` CSS pixels of system bars to draw, with `platform` = `android` | `ios`.
- * Links on each page carry the same parameters, so a flow keeps its variant and values.
+ * `bars` = `<top>,<bottom>` CSS pixels of system bars to draw, with `platform` = `android` | `ios`;
+ * `loading` = ms of a plain loading view shown before the content (only on the page opened with it).
+ * Links on each page carry the other parameters, so a flow keeps its variant and values.
  * `/long-cart` and `/carousel` (demo/app/long-pages.ts) scroll; `rows` sets the long cart's rows.
  */
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { randomInt } from "node:crypto";
-import { pageQuery, renderPage, SCREENS, VARIANTS, type PageOptions, type Screen, type Variant } from "./pages.js";
+import {
+  MAX_LOADING_MS,
+  pageQuery,
+  renderPage,
+  SCREENS,
+  VARIANTS,
+  type PageOptions,
+  type Screen,
+  type Variant,
+} from "./pages.js";
 import { LONG_CART_ROWS, LONG_SCREENS, MAX_LONG_CART_ROWS, renderLongPage, type LongScreen } from "./long-pages.js";
 
 const CSS = readFileSync(new URL("./styles.css", import.meta.url), "utf8");
@@ -55,7 +65,13 @@ export function parsePageOptions(params: URLSearchParams): PageOptions {
   if (platform !== "android" && platform !== "ios") {
     throw new BadRequest(`platform "${platform}" is unknown; use android or ios.`);
   }
-  return { variant: variant as Variant, seed, bars: { top: bars[0]!, bottom: bars[1]!, platform } };
+  const loadingText = params.get("loading") ?? "0";
+  const loading = Number(loadingText);
+  if (!Number.isInteger(loading) || loading < 0 || loading > MAX_LOADING_MS) {
+    throw new BadRequest(`loading "${loadingText}" must be a whole number of ms from 0 to ${MAX_LOADING_MS}.`);
+  }
+  const page: PageOptions = { variant: variant as Variant, seed, bars: { top: bars[0]!, bottom: bars[1]!, platform } };
+  return loading ? { ...page, loading } : page;
 }
 
 function parseRows(text: string | null): number {
@@ -92,7 +108,7 @@ function handle(request: IncomingMessage, response: ServerResponse, requests: st
   }
   try {
     const options = parsePageOptions(url.searchParams);
-    requests.push(`${url.pathname}?${pageQuery(options)}`);
+    requests.push(`${url.pathname}?${pageQuery(options)}${options.loading ? `&loading=${options.loading}` : ""}`);
     send(200, "text/html; charset=utf-8", renderPage(screen as Screen, options, CSS));
   } catch (error) {
     if (error instanceof BadRequest) return send(400, "text/plain", `${error.message}\n`);
@@ -129,7 +145,8 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
         seed: page.seed ?? randomInt(0, 2 ** 31),
         bars: page.bars ?? { top: 0, bottom: 0, platform: "android" },
       });
-      return `${url}/${screen}?${query}${page.rows === undefined ? "" : `&rows=${page.rows}`}`;
+      const rows = page.rows === undefined ? "" : `&rows=${page.rows}`;
+      return `${url}/${screen}?${query}${rows}${page.loading ? `&loading=${page.loading}` : ""}`;
     },
     stop() {
       stopping ??= new Promise<void>((resolve) => {

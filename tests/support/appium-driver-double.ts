@@ -68,6 +68,11 @@ export interface DoubleScript {
   drawnStatusBar?: number;
   /** The native context's page source (XML); a web context answers {@link WEB_PAGE_SOURCE}. */
   pageSource?: string;
+  /**
+   * Screens still to come (an app loading): each screenshot first moves the next frame's PNG and
+   * page source into `screenshotBase64` and `pageSource`, where the last one stays.
+   */
+  frames?: DoubleFrame[];
   /** Where pointer moves are accepted (Espresso's displayMetrics); others fail with "move target out of bounds". */
   actionBounds?: Rect;
   /**
@@ -75,6 +80,12 @@ export interface DoubleScript {
    * app's frame as its actions are (see {@link AppiumDriverDouble.$}); an Error is thrown by `getElementRect`.
    */
   elements?: Record<string, Rect | Error>;
+}
+
+/** One screen of {@link DoubleScript.frames}: a screenshot (base64 PNG) and the page source shown with it. */
+export interface DoubleFrame {
+  screenshotBase64: string;
+  pageSource?: string;
 }
 
 /** A W3C error as WebdriverIO surfaces it: an Error whose name is the W3C error code. */
@@ -169,6 +180,8 @@ export class AppiumDriverDouble implements AppiumSession {
 
   async takeScreenshot(): Promise<string> {
     this.calls.push("takeScreenshot");
+    const frame = this.script.frames?.shift();
+    if (frame) Object.assign(this.script, { pageSource: undefined }, frame);
     return this.script.screenshotBase64 ?? screenPng(this.script.screenshot, this.script.drawnStatusBar);
   }
 

@@ -48,8 +48,11 @@ export interface A11yElement {
 /** What a session's page source read gave. */
 export type PageSourceReading =
   | { elements: A11yElement[]; ms: number }
-  /** `absent`: the session serves no page source at all, which is not worth a note. */
-  | { skipped: string; absent?: true };
+  /**
+   * `absent`: the session serves no page source at all, which is not worth a note. `busy`: a web
+   * page's HTML, not parsed, that marks content as loading (see {@link progressIndicator}).
+   */
+  | { skipped: string; absent?: true; busy?: string };
 
 /** The limits of one read; tests pass smaller ones. */
 export interface PageSourceLimits {
@@ -104,7 +107,9 @@ export async function readPageSource(
     return { skipped: `the page source has ${xml.length} characters, over the ${limits.maxChars} parsed` };
   }
   if (/^\s*(<\?xml[^>]*>\s*)?(<!doctype html|<html[\s>])/i.test(xml)) {
-    return { skipped: "the page source is a web page's HTML (a web context), not the accessibility tree" };
+    const busy = htmlBusy(xml);
+    const skipped = "the page source is a web page's HTML (a web context), not the accessibility tree";
+    return busy ? { skipped, busy } : { skipped };
   }
   try {
     return { elements: await parsePageSource(xml, device), ms: Date.now() - started };
@@ -280,4 +285,37 @@ export function namesOf(
 /** `resource-id="x", class="y"`, for log lines and model prompts. */
 export function describeAttributes(attributes: Record<string, string>, names = Object.keys(attributes)): string {
   return names.map((n) => `${n}=${JSON.stringify(attributes[n])}`).join(", ");
+}
+
+/**
+ * The class names of progress indicators as the drivers serve them: UiAutomator2's `class` is the
+ * node's accessibility class name, `android.widget.ProgressBar` for ProgressBar and the views and
+ * Compose nodes built on it (Material's progress indicators, ContentLoadingProgressBar);
+ * `*ProgressIndicator` covers a custom view that reports its own class. XCUITest's `type` is
+ * `XCUIElementTypeActivityIndicator` for a spinner (UIActivityIndicatorView). iOS's
+ * `XCUIElementTypeProgressIndicator` (UIProgressView, a determinate bar, often a permanent part of
+ * a screen) is left out; Android cannot tell its determinate bars apart, so they count.
+ */
+const PROGRESS_CLASSES: Record<Platform, RegExp> = {
+  android: /(ProgressBar|ProgressIndicator)$/,
+  ios: /^XCUIElementTypeActivityIndicator$/,
+};
+
+/**
+ * A visible progress indicator in the page source, described for the log (`android.widget.ProgressBar
+ * at (x, y)`), or `undefined`: the screen says it is still loading. Hidden indicators are not in
+ * `elements` (see {@link parsePageSource}). A web page's HTML is not parsed, so there an element
+ * marked `aria-busy="true"` or `role="progressbar"` counts, visible or not.
+ */
+export function progressIndicator(reading: PageSourceReading, platform: Platform): string | undefined {
+  if ("skipped" in reading) return reading.busy;
+  const cls = CLASS_ATTRIBUTES[platform];
+  const found = reading.elements.find((e) => PROGRESS_CLASSES[platform].test(e.attributes[cls] ?? ""));
+  return found && `${found.attributes[cls]} at (${found.bounds.x}, ${found.bounds.y})`;
+}
+
+/** The first HTML tag marking content as loading (WAI-ARIA `aria-busy="true"`, `role="progressbar"`), shortened. */
+function htmlBusy(html: string): string | undefined {
+  const tag = /<[a-z][^>]*\s(aria-busy\s*=\s*["']?true\b|role\s*=\s*["']?progressbar\b)[^>]*>/i.exec(html)?.[0];
+  return tag && (tag.length > 80 ? `${tag.slice(0, 77)}...` : tag);
 }

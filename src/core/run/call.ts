@@ -33,10 +33,15 @@ export type CallPageSource = PageSourceReading & { reused?: true };
 export class Call {
   private described: DeviceDescription;
   private slugs: DeviceSlugs;
-  /** The page source of the screen now shown, once read; a screenshot, tap or swipe forgets it. */
+  /**
+   * The page source of the screen now shown, once read; a tap or swipe forgets it, and so does a
+   * screenshot with other bytes than the last one (a still screen keeps its reading).
+   */
   private screenPageSource: Promise<PageSourceReading> | undefined;
   /** Budget places claimed by {@link claimAhead} that no request has used yet. */
   private claimedAhead = 0;
+  /** The last screenshot's bytes, to tell whether the next one shows the same screen. */
+  private lastShot: Buffer | undefined;
 
   constructor(
     readonly log: CallLog,
@@ -88,8 +93,9 @@ export class Call {
   /** A screenshot; the device is described again when its size changed (rotation). */
   async screenshot(): Promise<Buffer> {
     this.deadline.throwIfAborted();
-    this.screenPageSource = undefined;
     const { png, device } = await this.opened.screenshot((m) => this.note(m));
+    if (!this.lastShot?.equals(png)) this.screenPageSource = undefined;
+    this.lastShot = png;
     this.described = applyTarget(device, this.config.target);
     this.slugs = deviceSlugs(device, this.config.target, this.config.osVersionKey);
     return png;

@@ -61,6 +61,13 @@ export interface Look<T> {
   value: T;
 }
 
+/** Whether a settled screen without a match is final, and why, from {@link MatchPoll.isFinal}. */
+export interface Finality {
+  final: boolean;
+  /** For the log and messages, e.g. "it shares 38% of its content with the stored screen". */
+  why: string;
+}
+
 /** How {@link pollForMatch} polls. */
 export interface MatchPoll {
   /** The time (ms since the epoch) by which the poll has ended: no look starts that could not end by then. */
@@ -69,6 +76,12 @@ export interface MatchPoll {
   masks: Rect[];
   /** When a screen that does not match counts as final (src/core/run/settle.ts). */
   settle: SettleRule;
+  /**
+   * Asked once per settled screen (after the grace period) that does not match: whether it is final.
+   * One that is not (a loading screen) is watched until `until`, as a screen still changing is.
+   * Without it every settled screen is final.
+   */
+  isFinal?: (png: Buffer) => Promise<Finality>;
 }
 
 /** How a poll without a match ended: the screen `settled` without matching, or was still changing at the `deadline`. */
@@ -76,24 +89,29 @@ export type MismatchEnd = "settled" | "deadline";
 
 /** What a poll returns: the last screenshot and look, and how the poll ended. */
 export type Polled<T> = { png: Buffer; value: T } & (
-  { matched: true; ended: "matched" } | { matched: false; ended: MismatchEnd }
+  | { matched: true; ended: "matched" }
+  /** `waited`: why the settled screen was not final, when it was watched until `until`. */
+  | { matched: false; ended: MismatchEnd; waited?: string }
 );
 
 /**
  * Take screenshots until `look` finds a match, or the poll ends: once the screen has settled
  * (`settle.shots` screenshots in a row identical outside the masks) and stayed so for
- * `settle.graceMs` without matching, or before `until` would pass. A screenshot with the same
- * bytes as the last one is not looked at again. Returns the last screenshot, the last look and
- * how the poll ended.
+ * `settle.graceMs` without matching, and `isFinal` agrees, or before `until` would pass. A
+ * screenshot with the same bytes as the last one is not looked at again. Returns the last
+ * screenshot, the last look and how the poll ended.
  */
 export async function pollForMatch<T>(
   call: Call,
-  { until, masks, settle }: MatchPoll,
+  poll: MatchPoll,
   look: (png: Buffer) => Promise<Look<T>>,
 ): Promise<Polled<T>> {
+  const { until, masks, settle } = poll;
   let last: (Look<T> & { png: Buffer }) | undefined;
   let inARow = 0;
   let settledAt: number | undefined;
+  // Whether the screen settled since it last changed was judged final; asked once per settled screen.
+  let judged: Finality | undefined;
   // The longest screenshot-and-look so far: the next one starts only if it can end by `until`.
   let longest = 0;
   for (;;) {
@@ -102,22 +120,40 @@ export async function pollForMatch<T>(
     const same = last !== undefined && (await sameScreen(last.png, png, masks));
     inARow = same ? inARow + 1 : 1;
     if (!last?.png.equals(png)) last = { png, ...(await look(png)) };
-    const now = Date.now();
+    let now = Date.now();
     longest = Math.max(longest, now - started);
     const { png: lastPng, value } = last;
     if (last.matched) return { png: lastPng, value, matched: true, ended: "matched" };
-    if (inARow < settle.shots) settledAt = undefined;
-    else if ((settledAt ??= now) + settle.graceMs <= now)
-      return { png: lastPng, value, matched: false, ended: "settled" };
+    if (inARow < settle.shots) [settledAt, judged] = [undefined, undefined];
+    else if ((settledAt ??= now) + settle.graceMs <= now) {
+      judged ??= await judge(call, poll, lastPng);
+      if (judged.final) return { png: lastPng, value, matched: false, ended: "settled" };
+      now = Date.now();
+    }
     if (now + MATCH_POLL_MS + longest > until) {
-      return { png: lastPng, value, matched: false, ended: inARow >= settle.shots ? "settled" : "deadline" };
+      const ended = inARow >= settle.shots ? "settled" : "deadline";
+      return { png: lastPng, value, matched: false, ended, ...(judged ? { waited: judged.why } : {}) };
     }
     await call.deadline.sleep(MATCH_POLL_MS);
   }
 }
 
-/** How a failed poll ended, for messages: ", on a settled screen (…)" or ", still changing at the timeout". */
-export function describeEnd(ended: MismatchEnd | undefined, settle: SettleRule): string {
+/** Whether a settled screen is final; a screen judged not final is noted once, with why. */
+async function judge(call: Call, poll: MatchPoll, png: Buffer): Promise<Finality> {
+  if (!poll.isFinal) return { final: true, why: "" };
+  const judged = await poll.isFinal(png);
+  if (!judged.final) call.note(`a settled screen without a match was not final, so it was waited for: ${judged.why}`);
+  return judged;
+}
+
+/**
+ * How a failed poll ended, for messages: ", on a settled screen (…)", the same waited for until
+ * the timeout because it was not final (`waited` says why), or ", still changing at the timeout".
+ */
+export function describeEnd(ended: MismatchEnd | undefined, settle: SettleRule, waited?: string): string {
+  if (ended === "settled" && waited) {
+    return `, on a screen that had stopped changing but was waited for because ${waited}`;
+  }
   if (ended === "settled") {
     return `, on a screen that had stopped changing (${settle.shots} identical screenshots in a row)`;
   }

@@ -96,6 +96,29 @@ export const A11yElementSchema = z.object({
   }),
 });
 
+/** The most cells along one side of a stored screen thumbnail. */
+const MAX_THUMB_CELLS = 64;
+
+/**
+ * A coarse thumbnail of the screen a plain tap was learned or healed on, outside its system bars
+ * (src/core/pixels/screen-thumb.ts): per cell of a `cols` x `rows` grid, row by row, its mean grey
+ * and its texture, one byte each, base64. A replay tells from it whether a settled screen without
+ * the crop is the stored screen changed (final) or another one still loading (docs/api.md "When a
+ * call fails"). Records stored before it have none.
+ */
+export const ScreenThumbSchema = z
+  .object({
+    cols: z.number().int().min(1).max(MAX_THUMB_CELLS),
+    rows: z.number().int().min(1).max(MAX_THUMB_CELLS),
+    grey: z.base64(),
+    texture: z.base64(),
+  })
+  .refine((t) => [t.grey, t.texture].every((cells) => Buffer.from(cells, "base64").length === t.cols * t.rows), {
+    message: "grey and texture must hold one byte per cell (cols x rows)",
+  });
+/** A stored screen thumbnail, as in the record. */
+export type StoredScreenThumb = z.infer<typeof ScreenThumbSchema>;
+
 /** The fields of a tap value (kept as `previous` when it is healed). */
 export const TapValueSchema = z.object({
   /** Where to tap, in screenshot pixels. */
@@ -114,6 +137,8 @@ export const TapValueSchema = z.object({
   scroll: ScrollRecordSchema.optional(),
   /** The accessibility element at the point, when the session serves a page source (format 2 readers ignore it). */
   element: A11yElementSchema.optional(),
+  /** The screen the tap was learned or healed on, coarsely (plain taps; older readers ignore it). */
+  screenThumb: ScreenThumbSchema.optional(),
 });
 
 export const TapRecordSchema = z

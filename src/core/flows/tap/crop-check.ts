@@ -11,6 +11,7 @@ import type { Done, Use } from "../../run/lifecycle.js";
 import { decodedStored, passedBefore, rememberPassed } from "../../run/passed-screens.js";
 import { describeEnd, pollForMatch } from "../../run/stable-screen.js";
 import type { Stored, TapRecord } from "../../store/records.js";
+import { settledScreenIsFinal } from "./stored-screen.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
 
 /**
@@ -45,18 +46,22 @@ export async function useCrop(
 ): Promise<Use<TapDone, CropMismatch>> {
   const comparison = cropComparison(key, stored.record);
   let expected: RawImage | undefined;
-  const poll = { until, masks: systemBarMasks(call.device), settle: params.settle };
+  const expect = async () => (expected ??= await storedCrop(call, stored));
+  // A settled screen without the crop fails (or heals) only when it is the stored screen changed (./stored-screen.ts).
+  const isFinal = (png: Buffer) =>
+    settledScreenIsFinal(call, png, { record: stored.record, expected: expect, verdict: CROP_VERDICT, until });
+  const poll = { until, masks: systemBarMasks(call.device), settle: params.settle, isFinal };
   const polled = await pollForMatch(call, poll, async (png) => {
     // Bytes first: a screenshot identical to one that matched this crop matches again, undecoded.
     const remembered = passedBefore(call.session, comparison, png);
     if (remembered !== undefined) return { matched: true, value: { diffRatio: remembered } };
-    expected ??= await storedCrop(call, stored);
-    const found: CropLook = await cropDiff(call, expected, stored.record, png);
+    await expect();
+    const found: CropLook = await cropDiff(call, expected!, stored.record, png);
     const matched = found.diffRatio <= CROP_VERDICT.maxDiffRatio;
     if (matched) rememberPassed(call.session, comparison, png, found.diffRatio);
     if (matched || !params.heal.nearby || !found.actual) return { matched, value: found };
     // A shifted match is not remembered: a remembered pass replays the stored point unshifted.
-    const shift = await nearbyShift(png, expected, stored.record.crop, call.device, CROP_VERDICT);
+    const shift = await nearbyShift(png, expected!, stored.record.crop, call.device, CROP_VERDICT);
     return { matched: shift !== undefined, value: { ...found, shift } };
   });
   if (polled.matched) return { done: await replay(call, stored.record, polled.value.shift) };
@@ -67,7 +72,7 @@ export async function useCrop(
   const text =
     `the stored crop at (${crop.x}, ${crop.y}) ${crop.width}x${crop.height} never matched the screen: ` +
     `${(diffRatio * 100).toFixed(1)}% of its pixels differed at the last try (allowed ${CROP_VERDICT.maxDiffRatio * 100}%)` +
-    describeEnd(polled.ended, params.settle);
+    describeEnd(polled.ended, params.settle, polled.waited);
   return { mismatch: { text, healable: true, ended: polled.ended, screenshot: polled.png, actual } };
 }
 

@@ -12,7 +12,8 @@
 import { ElementNotFoundError, ReplayMismatchError, clause } from "../../ground/errors.js";
 import { decodeRegion, encodePng, outlineRect, rectFits } from "../../pixels/images.js";
 import type { Call } from "../../run/call.js";
-import { runStored, type Done, type StoredKind } from "../../run/lifecycle.js";
+import { runStored, type Done, type NewValue, type StoredKind } from "../../run/lifecycle.js";
+import type { RawImage } from "../../pixels/images.js";
 import { tapKey } from "../../store/keys.js";
 import { TapRecordSchema, TapValueSchema, type TapRecord } from "../../store/records.js";
 import { tapFingerprint } from "../../store/rejections.js";
@@ -20,6 +21,7 @@ import { useCrop, useCropNow } from "./crop-check.js";
 import { evidenceText, healCheaply, movedHint } from "./heal-ladder.js";
 import { locateAndTap, settledScreenshot, tapValue } from "./locate.js";
 import { tapNotStored } from "./not-stored.js";
+import { storedThumb } from "./stored-screen.js";
 import { learnScrolled, useScrolled } from "./scroll-tap.js";
 import { transferHint, tryTransfer } from "./transfer.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
@@ -99,7 +101,7 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
       if (params.scroll) return learnScrolled(call, { params, scroll: params.scroll });
       const shot = await settledScreenshot(call);
       const transfer = params.transfer ? await tryTransfer(call, key, shot, params) : {};
-      if (transfer.value) return transfer.value;
+      if (transfer.value) return withThumb(call, transfer.value, shot.raw);
       const screenshot = shot.png;
       const located = await locateAndTap(call, { screenshot, params, evidence: transfer.evidence });
       if (!located.found) {
@@ -110,7 +112,7 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
         );
       }
       const identity = { kind: "tap" as const, prompt: params.prompt, verify: params.verify ?? null };
-      return tapValue(call, located, { identity, outcome: "learned" });
+      return withThumb(call, tapValue(call, located, { identity, outcome: "learned" }), shot.raw);
     },
 
     async heal(stored, mismatch) {
@@ -118,7 +120,7 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
       if (params.scroll) return learnScrolled(call, { params, scroll: params.scroll, healing: { stored, mismatch } });
       const shot = await settledScreenshot(call);
       const cheap = await healCheaply(call, stored, shot, params);
-      if (cheap.value) return cheap.value;
+      if (cheap.value) return withThumb(call, cheap.value, shot.raw);
       const evidence = evidenceText(call, stored.record, cheap.found);
       const located = await locateAndTap(call, { screenshot: shot.png, params, reference: stored.image, evidence });
       if (!located.found) {
@@ -133,7 +135,15 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
       const healed = tapValue(call, located, { identity: { kind, prompt, verify }, outcome: "healed" });
       const was = stored.record.point;
       healed.done.detail = `point (${was.x}, ${was.y}) -> (${located.point.x}, ${located.point.y}); ${mismatch.text}`;
-      return healed;
+      return withThumb(call, healed, shot.raw);
     },
   };
+}
+
+/**
+ * A plain tap's new value with the thumbnail of the settled screen it was found on (before its
+ * tap), which later replays judge a screen without the crop by (./stored-screen.ts).
+ */
+function withThumb(call: Call, value: NewValue<TapRecord, TapDone>, screen: RawImage): NewValue<TapRecord, TapDone> {
+  return { ...value, fields: { ...value.fields, screenThumb: storedThumb(screen, call.device) } };
 }
