@@ -19,7 +19,9 @@ import { randomUUID } from "node:crypto";
 import { S3Client } from "@aws-sdk/client-s3";
 import { s3Store } from "../../src/core/store/s3-store.js";
 import { useFaultyBucket } from "../support/s3-faults.js";
-import { testClientConfig } from "../support/s3-replica.js";
+import { S3RVER_CREDENTIALS, testClientConfig } from "../support/s3-replica.js";
+import { MAX_PAGES_WITHOUT_KEYS } from "../../src/core/store/s3-objects.js";
+import { runCli } from "../cli/run-cli.js";
 
 const DAY = 86_400_000;
 
@@ -380,8 +382,66 @@ describe("a bucket's faults", () => {
     const listing = bucket.list("taps");
     await expect(listing).rejects.toBeInstanceOf(StoreError);
     await expect(listing).rejects.toThrow(
-      /continuation token "same-token" it gave before, so the listing would never end/,
+      /page 2 gave the continuation token "same-token" again, so the listing would never end/,
     );
     expect(pages).toBe(2);
+  });
+
+  /** Answer every ListObjectsV2 request with a truncated page `page(n)` (n from 1); other requests go through. */
+  function endlessListing(page: (n: number) => { keys: string[]; token: string }): { pages: number } {
+    const seen = { pages: 0 };
+    faulty.proxy.rule = ({ method, url }) => {
+      if (method !== "GET" || url.searchParams.get("list-type") !== "2") return undefined;
+      const { keys, token } = page(++seen.pages);
+      return {
+        kind: "answer",
+        status: 200,
+        body:
+          '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+          `<Name>${faulty.s3.bucket}</Name><KeyCount>${keys.length}</KeyCount><MaxKeys>1000</MaxKeys>` +
+          `<IsTruncated>true</IsTruncated>${keys.map((k) => `<Contents><Key>${k}</Key></Contents>`).join("")}` +
+          `<NextContinuationToken>${token}</NextContinuationToken></ListBucketResult>`,
+      };
+    };
+    return seen;
+  }
+
+  test("a listing with a new continuation token on every page but no keys stops after a bounded number of pages", async () => {
+    const seen = endlessListing((n) => ({ keys: [], token: `token-${n}` }));
+    const listing = bucketStore().list("taps");
+    await expect(listing).rejects.toBeInstanceOf(StoreError);
+    await expect(listing).rejects.toThrow(
+      `${MAX_PAGES_WITHOUT_KEYS} truncated pages in a row listed no new key, so the listing would never end`,
+    );
+    expect(seen.pages).toBe(MAX_PAGES_WITHOUT_KEYS);
+  });
+
+  test("a listing with a new continuation token on every page that lists the same key again stops at once", async () => {
+    const seen = endlessListing((n) => ({ keys: ["runs/x/_ai_/taps/a.json"], token: `token-${n}` }));
+    await expect(bucketStore().list("taps")).rejects.toThrow(
+      /page 2 listed "runs\/x\/_ai_\/taps\/a.json" again, so the listing would never end \(stopped after 1 keys\)/,
+    );
+    expect(seen.pages).toBe(2);
+  });
+
+  test("tapshot list --store on a service whose listing never ends exits with the StoreError", async () => {
+    const seen = endlessListing((n) => ({ keys: [], token: `token-${n}` }));
+    const { code, stdout, stderr } = await runCli(["list", "--store", `s3://${faulty.s3.bucket}/runs/endless`], {
+      AWS_ENDPOINT_URL_S3: faulty.proxy.endpoint,
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+      TAPSHOT_S3_PATH_STYLE: "1",
+      AWS_REQUEST_CHECKSUM_CALCULATION: "WHEN_REQUIRED",
+      AWS_RESPONSE_CHECKSUM_VALIDATION: "WHEN_REQUIRED",
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+    });
+    expect({ code, stdout }).toEqual({ code: EXIT.failure, stdout: "" });
+    expect(stderr).toMatch(
+      new RegExp(
+        `^tapshot: error: Could not list s3://${faulty.s3.bucket}/runs/endless/_ai_/: ${MAX_PAGES_WITHOUT_KEYS} truncated pages`,
+      ),
+    );
+    expect(seen.pages).toBe(MAX_PAGES_WITHOUT_KEYS);
   });
 });
