@@ -21,7 +21,7 @@ export interface RawImage {
 
 /**
  * Width and height of a PNG (or JPEG) without decoding its pixels; an InputError when its header
- * declares a size no screen has or it is no image (src/core/pixels/image-input.ts).
+ * declares a size no screen has or it is no image.
  */
 export async function imageSize(image: Buffer): Promise<Size> {
   checkDecodable(image);
@@ -42,7 +42,7 @@ const ROW_DECODER_MAX_PIXELS = 1 << 18;
 /**
  * Decode to RGBA. A small PNG of the kind devices send (a stored crop) is decoded by the row
  * decoder, so a replay never loads libvips (loaded lazily); anything else by libvips. An image that
- * cannot be decoded is an InputError saying why (src/core/pixels/image-input.ts).
+ * cannot be decoded is an InputError saying what is wrong and how to fix it.
  */
 export async function decode(image: Buffer): Promise<RawImage> {
   checkDecodable(image);
