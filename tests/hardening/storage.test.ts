@@ -10,7 +10,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { StoreError } from "../../src/core/ground/errors.js";
-import { createRecord, sha256, FORMAT, type BaselineRecord } from "../../src/core/store/records.js";
+import { createRecord, replaceRecord, sha256, FORMAT, type BaselineRecord } from "../../src/core/store/records.js";
 import { readStoreModel } from "../../src/cli/model.js";
 import { runPrune } from "../../src/cli/prune.js";
 import { EXIT } from "../../src/cli/exit.js";
@@ -21,7 +21,9 @@ import { s3Store } from "../../src/core/store/s3-store.js";
 import { useFaultyBucket } from "../support/s3-faults.js";
 import { S3RVER_CREDENTIALS, testClientConfig } from "../support/s3-replica.js";
 import { MAX_PAGES_WITHOUT_KEYS } from "../../src/core/store/s3-objects.js";
-import { runCli } from "../cli/run-cli.js";
+import { REPO, runCli } from "../cli/run-cli.js";
+import { spawn } from "node:child_process";
+import { startWorker } from "../support/store-workers/spawn.js";
 
 const DAY = 86_400_000;
 
@@ -444,4 +446,87 @@ describe("a bucket's faults", () => {
     );
     expect(seen.pages).toBe(MAX_PAGES_WITHOUT_KEYS);
   });
+});
+
+describe("temp files a killed run left behind", () => {
+  /** Every temp file under the storage folder. */
+  async function tempFiles(): Promise<string[]> {
+    const all = await fs.readdir(store.root, { recursive: true }).catch(() => [] as string[]);
+    return all.filter((file) => file.endsWith(".tmp"));
+  }
+
+  /** `count` baselines healed by a run and pending review, each with its previous image; ~1 MB images, so writes take a while. */
+  async function storeHeals(count: number): Promise<void> {
+    const [width, height] = [400, 800];
+    const noise = (seed: number) => {
+      const raw = Buffer.alloc(width * height * 3);
+      for (let i = 0; i < raw.length; i++) raw[i] = (i * 2654435761 + seed * 97) >>> 24;
+      return sharp(raw, { raw: { width, height, channels: 3 } })
+        .png()
+        .toBuffer();
+    };
+    const [first, healed] = await Promise.all([noise(1), noise(2)]);
+    for (let i = 0; i < count; i++) {
+      const key = `screenshots/android/screen-${i}/fake-pixel_14`;
+      const learned = baseline(`screen-${i}`, first);
+      learned.device = { ...learned.device, screen: { width, height } };
+      await createRecord(store, key, learned, first);
+      const { format: _f, kind: _k, name: _n, device: _d, createdAt: _c, ...previous } = learned;
+      const storedAt = new Date().toISOString();
+      const heal = {
+        ...learned,
+        imageSha256: sha256(healed),
+        storedAt,
+        previous,
+        review: { state: "pending" as const },
+      };
+      await replaceRecord(store, key, heal, healed, first);
+    }
+  }
+
+  test("revert --all over 40 heals killed with SIGKILL, rerun: every heal reverted and no temp file left", async () => {
+    await storeHeals(40);
+    // tapshot revert --all, killed once it has reverted a first heal (its .previous.png is removed last).
+    const revert = spawn(
+      process.execPath,
+      ["--import", "tsx", path.join(REPO, "src/cli/main.ts"), "revert", "--all", "--storage", storageDir],
+      {
+        cwd: REPO,
+        env: { ...process.env, NODE_OPTIONS: "", TAPSHOT_STORAGE_DIR: "", TAPSHOT_RESULTS_DIR: "" },
+        stdio: "ignore",
+      },
+    );
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      revert.on("exit", (_code, signal) => resolve(signal)),
+    );
+    const previousImages = async () =>
+      (await fs.readdir(store.root, { recursive: true })).filter((f) => f.endsWith(".previous.png")).length;
+    while ((await previousImages()) === 40) await new Promise((r) => setTimeout(r, 1));
+    revert.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    expect(await previousImages()).toBeGreaterThan(0);
+    // And writers killed while their temp file exists (the revert may have been killed between two writes, and
+    // the first write of each writer sweeps what the one before left), until one is surely left behind.
+    for (let round = 0; round < 5 && !(await tempFiles()).length; round++) {
+      const writer = startWorker("big-writer.ts", [
+        storageDir,
+        "screenshots/android/big/fake-pixel_14.png",
+        "16777216",
+      ]);
+      await writer.waitForLine(/^writing 0$/);
+      while (!(await tempFiles()).length) await new Promise((r) => setTimeout(r, 1));
+      writer.child.kill("SIGKILL");
+      expect((await writer.exited).signal).toBe("SIGKILL");
+    }
+    expect(await tempFiles()).not.toEqual([]);
+
+    const rerun = await runCli(["revert", "--all", "--storage", storageDir]);
+    expect(rerun).toMatchObject({ code: EXIT.ok, stderr: "" });
+    expect(await tempFiles()).toEqual([]);
+    expect(rerun.stdout).toMatch(/^Reverted \d+ values?:/);
+    expect(rerun.stdout).not.toMatch(/\(deleted\)/);
+    expect(await previousImages()).toBe(0);
+    const pending = await runCli(["pending", "--json", "--storage", storageDir]);
+    expect(JSON.parse(pending.stdout)).toMatchObject({ pending: [] });
+  }, 120_000);
 });
