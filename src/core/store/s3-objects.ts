@@ -8,6 +8,7 @@
 import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
 import { AbortedError, ConfigError, StoreError, TimeoutError } from "../ground/errors.js";
 import { redact } from "../ground/secrets.js";
+import { sleep } from "../ground/deadline.js";
 
 type Sdk = typeof import("@aws-sdk/client-s3");
 
@@ -43,6 +44,8 @@ export interface PutCondition {
 
 /** How often a write that met a concurrent conditional write (409) is sent again. */
 const CONFLICT_RETRIES = 5;
+/** The wait before the first resend of a write that met a 409, doubled for each later one (25 ms to 400 ms). */
+const CONFLICT_BACKOFF_MS = 25;
 
 function statusOf(error: unknown): number | undefined {
   return (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
@@ -145,8 +148,11 @@ export class S3Objects {
   /**
    * PutObject, atomic: S3 never stores part of an upload. With `ifNoneMatch: "*"` S3 answers 412 when the
    * key exists; with `ifMatch` 412 when its ETag differs and 404 when it is gone (both PRECONDITION_FAILED
-   * here). A 409 ConditionalRequestConflict means a concurrent write to the key won the race: AWS says to
-   * retry. Source: https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html
+   * here). A 409 ConditionalRequestConflict means a conflicting operation on the key was under way: AWS says
+   * to retry (with `If-Match`, on the ETag fetched again: a resend on the same ETag gets 412 when the other
+   * operation changed it). It is sent again after a growing wait, then is a StoreError that
+   * {@link isConflict} recognises. Sources: https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html,
+   * https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html (If-Match, If-None-Match)
    */
   async put(
     key: string,
@@ -175,7 +181,11 @@ export class S3Objects {
         const conditional = condition.ifNoneMatch !== undefined || condition.ifMatch !== undefined;
         if (conditional && status === 412) return PRECONDITION_FAILED;
         if (condition.ifMatch && (status === 404 || nameOf(error) === "NoSuchKey")) return PRECONDITION_FAILED;
-        if (conditional && status === 409 && attempt < CONFLICT_RETRIES) continue;
+        if (conditional && status === 409 && attempt < CONFLICT_RETRIES) {
+          // Sent again at once, it meets the same operation still under way: wait for it to finish.
+          await sleep(CONFLICT_BACKOFF_MS * 2 ** attempt * (0.5 + Math.random()), signal).catch(() => undefined);
+          continue;
+        }
         throw this.failure("write", key, error, signal);
       }
     }
@@ -307,6 +317,11 @@ class ListingPages {
         `keys). The service does not follow S3's ListObjectsV2: check the endpoint, or the proxy in front of it.`,
     );
   }
+}
+
+/** Whether `error` is a write that kept meeting a conflicting operation on its key (409 ConditionalRequestConflict). */
+export function isConflict(error: unknown): boolean {
+  return error instanceof StoreError && statusOf(error.cause) === 409;
 }
 
 /** The deadline's TimeoutError or the caller's AbortedError, as the call made them. */
