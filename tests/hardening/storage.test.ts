@@ -486,7 +486,9 @@ describe("temp files a killed run left behind", () => {
 
   test("revert --all over 40 heals killed with SIGKILL, rerun: every heal reverted and no temp file left", async () => {
     await storeHeals(40);
-    // tapshot revert --all, killed once it has reverted a first heal (its .previous.png is removed last).
+    // tapshot revert --all, killed once it has reverted a first heal (its .previous.png is removed last). It
+    // cannot finish before that: one heal's lock is held here until then, and the command waits for it.
+    const held = await store.lock("screenshots/android/screen-20/fake-pixel_14", { deadline: Date.now() + 5000 });
     const revert = spawn(
       process.execPath,
       ["--import", "tsx", path.join(REPO, "src/cli/main.ts"), "revert", "--all", "--storage", storageDir],
@@ -504,6 +506,7 @@ describe("temp files a killed run left behind", () => {
     while ((await previousImages()) === 40) await new Promise((r) => setTimeout(r, 1));
     revert.kill("SIGKILL");
     expect(await exited).toBe("SIGKILL");
+    await held();
     expect(await previousImages()).toBeGreaterThan(0);
     // And writers killed while their temp file exists (the revert may have been killed between two writes, and
     // the first write of each writer sweeps what the one before left), until one is surely left behind.
