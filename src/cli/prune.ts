@@ -1,7 +1,7 @@
 /**
  * `tapshot prune`: remove records not used since a date, or of devices no longer in use.
  * Each record's files go together, JSON first (the commit point), under the key's lock.
- * It also sweeps temp files that interrupted writes left behind (older than an hour).
+ * It also sweeps temp files that interrupted writes left behind (FileStore.sweepTemp says which).
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -103,7 +103,7 @@ export async function runPrune(model: StoreModel, options: PruneOptions): Promis
     if (sweep.removed.length) {
       const n = sweep.removed.length;
       lines.push(
-        `${verb} ${n} temp file${n === 1 ? "" : "s"} left by interrupted writes (older than ${STALE_TEMP_MS / 3_600_000} h).`,
+        `${verb} ${n} temp file${n === 1 ? "" : "s"} left by interrupted writes (their writer stopped, or older than ${STALE_TEMP_MS / 3_600_000} h).`,
       );
     }
     printLines(lines);

@@ -12,7 +12,8 @@ import sharp from "sharp";
 import { elementAt, findElement, readPageSource, type PageSourceDevice } from "../../src/core/device/page-source.js";
 import type { AiChannel } from "../../src/core/model/contract.js";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
-import { decode, decodeRegion } from "../../src/core/pixels/images.js";
+import { InputError } from "../../src/core/ground/errors.js";
+import { comparePng, decode, decodeRegion, imageSize } from "../../src/core/pixels/images.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { checkoutScene, FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel } from "../support/scripted-channel.js";
@@ -101,6 +102,38 @@ function chunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([length, body, crc]);
 }
 
+/** The IDAT chunks' data of `png`, joined: its zlib stream. */
+function zlibStream(png: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  for (let at = 8; at < png.length; at += 12 + png.readUInt32BE(at)) {
+    if (png.toString("latin1", at + 4, at + 8) === "IDAT")
+      parts.push(png.subarray(at + 8, at + 8 + png.readUInt32BE(at)));
+  }
+  return Buffer.concat(parts);
+}
+
+/**
+ * `png` with its zlib stream cut at `fraction` of its length, in one IDAT chunk with a right CRC and an IEND
+ * after it: every chunk is whole, so only inflating finds the cut.
+ */
+function zlibCutAt(png: Buffer, fraction: number): Buffer {
+  const stream = zlibStream(png);
+  return Buffer.concat([
+    png.subarray(0, 33),
+    chunk("IDAT", stream.subarray(0, Math.floor(stream.length * fraction))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+/** `png` with its IHDR saying `width` x `height` (and its CRC made right again, so only the size is wrong). */
+function withDeclaredSize(png: Buffer, width: number, height: number): Buffer {
+  const forged = Buffer.from(png);
+  forged.writeUInt32BE(width, 16);
+  forged.writeUInt32BE(height, 20);
+  forged.writeUInt32BE(crc32(forged.subarray(12, 29)), 29);
+  return forged;
+}
+
 /** `png` with `extra` right after its IHDR chunk (the signature and IHDR take 33 bytes). */
 const afterHeader = (png: Buffer, extra: Buffer) => Buffer.concat([png.subarray(0, 33), extra, png.subarray(33)]);
 
@@ -171,14 +204,7 @@ describe("a screenshot that is not one", () => {
       return this.spoil(await super.screenshot());
     }
   }
-  const withHeaderSize = (png: Buffer) => {
-    const forged = Buffer.from(png);
-    forged.writeUInt32BE(60000, 16);
-    forged.writeUInt32BE(60000, 20);
-    // The IHDR's CRC is made right again, so only the size is wrong.
-    forged.writeUInt32BE(crc32(forged.subarray(12, 29)), 29);
-    return forged;
-  };
+  const withHeaderSize = (png: Buffer) => withDeclaredSize(png, 60000, 60000);
   const cutInHalf = (png: Buffer) => png.subarray(0, Math.floor(png.length / 2));
   let storageDir: string;
 
@@ -193,6 +219,12 @@ describe("a screenshot that is not one", () => {
   test.each([
     ["a header claiming 60000x60000 pixels", withHeaderSize, /its header says 60000x60000 pixels/],
     ["a file cut off inside its pixel data", cutInHalf, /it is cut off after \d+ bytes, inside its "IDAT" chunk/],
+    // Whole chunks, so the structural check passes: found while inflating.
+    [
+      "a zlib stream cut at 40%",
+      (png: Buffer) => zlibCutAt(png, 0.4),
+      /its compressed pixel data is cut off or corrupt/,
+    ],
   ])("%s is a DeviceError saying the device sent a bad screenshot", async (_, spoil, problem) => {
     const device = new SpoiledDevice(spoil);
     configureAi({
@@ -206,5 +238,54 @@ describe("a screenshot that is not one", () => {
     expect(error).toMatchObject({ code: "device", message: expect.stringMatching(problem) });
     expect(error.message).toMatch(/^The device sent a bad screenshot: /);
     expect(device.taps).toEqual([]);
+  });
+});
+
+describe("an image passed to tapshot/images that cannot be decoded", () => {
+  let screen: Buffer;
+  beforeAll(async () => {
+    // A whole phone screen whose rows do not compress to nothing, so 40% of its stream ends well above its last row.
+    const [width, height] = [1179, 2556];
+    const raw = Buffer.alloc(width * height * 3);
+    for (let i = 0; i < raw.length; i++) raw[i] = (i * 37 + (i >> 12)) % 256;
+    screen = await sharp(raw, { raw: { width, height, channels: 3 } })
+      .png()
+      .toBuffer();
+  });
+  const bottomRows = { x: 0, y: 2400, width: 100, height: 100 };
+
+  test.each([
+    [
+      "a header declaring 60000x60000 pixels",
+      () => withDeclaredSize(screen, 60000, 60000),
+      /its header says 60000x60000 pixels/,
+    ],
+    [
+      "a zlib stream cut at 40%",
+      () => zlibCutAt(screen, 0.4),
+      /its compressed pixel data is cut off or corrupt \(libvips: /,
+    ],
+  ])("%s is an InputError saying what is wrong and how to fix it, from every entry", async (_, spoiled, problem) => {
+    const png = spoiled();
+    const entries: [string, () => Promise<unknown>][] = [
+      ["decode", () => decode(png)],
+      ["decodeRegion", () => decodeRegion(png, bottomRows)],
+      ["comparePng", () => comparePng(png, screen)],
+    ];
+    for (const [name, run] of entries) {
+      const error = (await run().catch((e: unknown) => e)) as Error;
+      expect([name, error]).toEqual([name, expect.any(InputError)]);
+      expect(error).toMatchObject({ code: "input", message: expect.stringMatching(problem) });
+      expect(error.message).toMatch(/^The 1179x2556 PNG|^The 60000x60000 PNG/);
+      expect(error.message).toMatch(/Pass a whole PNG: a device's screenshot taken again/);
+    }
+  });
+
+  test("the declared size is refused from the header: libvips is never asked to decode it", async () => {
+    const png = withDeclaredSize(screen, 60000, 60000);
+    const error = (await imageSize(png).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(InputError);
+    // libvips' own refusal says "Input image exceeds pixel limit"; this one comes before it is called.
+    expect(error.cause).toBeUndefined();
   });
 });

@@ -10,7 +10,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { StoreError } from "../../src/core/ground/errors.js";
-import { createRecord, sha256, FORMAT, type BaselineRecord } from "../../src/core/store/records.js";
+import { createRecord, replaceRecord, sha256, FORMAT, type BaselineRecord } from "../../src/core/store/records.js";
 import { readStoreModel } from "../../src/cli/model.js";
 import { runPrune } from "../../src/cli/prune.js";
 import { EXIT } from "../../src/cli/exit.js";
@@ -19,7 +19,11 @@ import { randomUUID } from "node:crypto";
 import { S3Client } from "@aws-sdk/client-s3";
 import { s3Store } from "../../src/core/store/s3-store.js";
 import { useFaultyBucket } from "../support/s3-faults.js";
-import { testClientConfig } from "../support/s3-replica.js";
+import { S3RVER_CREDENTIALS, testClientConfig } from "../support/s3-replica.js";
+import { MAX_PAGES_WITHOUT_KEYS } from "../../src/core/store/s3-objects.js";
+import { REPO, runCli } from "../cli/run-cli.js";
+import { spawn } from "node:child_process";
+import { startWorker } from "../support/store-workers/spawn.js";
 
 const DAY = 86_400_000;
 
@@ -380,8 +384,152 @@ describe("a bucket's faults", () => {
     const listing = bucket.list("taps");
     await expect(listing).rejects.toBeInstanceOf(StoreError);
     await expect(listing).rejects.toThrow(
-      /continuation token "same-token" it gave before, so the listing would never end/,
+      /page 2 gave the continuation token "same-token" again, so the listing would never end/,
     );
     expect(pages).toBe(2);
   });
+
+  /** Answer every ListObjectsV2 request with a truncated page `page(n)` (n from 1); other requests go through. */
+  function endlessListing(page: (n: number) => { keys: string[]; token: string }): { pages: number } {
+    const seen = { pages: 0 };
+    faulty.proxy.rule = ({ method, url }) => {
+      if (method !== "GET" || url.searchParams.get("list-type") !== "2") return undefined;
+      const { keys, token } = page(++seen.pages);
+      return {
+        kind: "answer",
+        status: 200,
+        body:
+          '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+          `<Name>${faulty.s3.bucket}</Name><KeyCount>${keys.length}</KeyCount><MaxKeys>1000</MaxKeys>` +
+          `<IsTruncated>true</IsTruncated>${keys.map((k) => `<Contents><Key>${k}</Key></Contents>`).join("")}` +
+          `<NextContinuationToken>${token}</NextContinuationToken></ListBucketResult>`,
+      };
+    };
+    return seen;
+  }
+
+  test("a listing with a new continuation token on every page but no keys stops after a bounded number of pages", async () => {
+    const seen = endlessListing((n) => ({ keys: [], token: `token-${n}` }));
+    const listing = bucketStore().list("taps");
+    await expect(listing).rejects.toBeInstanceOf(StoreError);
+    await expect(listing).rejects.toThrow(
+      `${MAX_PAGES_WITHOUT_KEYS} truncated pages in a row listed no new key, so the listing would never end`,
+    );
+    expect(seen.pages).toBe(MAX_PAGES_WITHOUT_KEYS);
+  });
+
+  test("a listing with a new continuation token on every page that lists the same key again stops at once", async () => {
+    const seen = endlessListing((n) => ({ keys: ["runs/x/_ai_/taps/a.json"], token: `token-${n}` }));
+    await expect(bucketStore().list("taps")).rejects.toThrow(
+      /page 2 listed "runs\/x\/_ai_\/taps\/a.json" again, so the listing would never end \(stopped after 1 keys\)/,
+    );
+    expect(seen.pages).toBe(2);
+  });
+
+  test("tapshot list --store on a service whose listing never ends exits with the StoreError", async () => {
+    const seen = endlessListing((n) => ({ keys: [], token: `token-${n}` }));
+    const { code, stdout, stderr } = await runCli(["list", "--store", `s3://${faulty.s3.bucket}/runs/endless`], {
+      AWS_ENDPOINT_URL_S3: faulty.proxy.endpoint,
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+      TAPSHOT_S3_PATH_STYLE: "1",
+      AWS_REQUEST_CHECKSUM_CALCULATION: "WHEN_REQUIRED",
+      AWS_RESPONSE_CHECKSUM_VALIDATION: "WHEN_REQUIRED",
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+    });
+    expect({ code, stdout }).toEqual({ code: EXIT.failure, stdout: "" });
+    expect(stderr).toMatch(
+      new RegExp(
+        `^tapshot: error: Could not list s3://${faulty.s3.bucket}/runs/endless/_ai_/: ${MAX_PAGES_WITHOUT_KEYS} truncated pages`,
+      ),
+    );
+    expect(seen.pages).toBe(MAX_PAGES_WITHOUT_KEYS);
+  });
+});
+
+describe("temp files a killed run left behind", () => {
+  /** Every temp file under the storage folder. */
+  async function tempFiles(): Promise<string[]> {
+    const all = await fs.readdir(store.root, { recursive: true }).catch(() => [] as string[]);
+    return all.filter((file) => file.endsWith(".tmp"));
+  }
+
+  /** `count` baselines healed by a run and pending review, each with its previous image; ~1 MB images, so writes take a while. */
+  async function storeHeals(count: number): Promise<void> {
+    const [width, height] = [400, 800];
+    const noise = (seed: number) => {
+      const raw = Buffer.alloc(width * height * 3);
+      for (let i = 0; i < raw.length; i++) raw[i] = (i * 2654435761 + seed * 97) >>> 24;
+      return sharp(raw, { raw: { width, height, channels: 3 } })
+        .png()
+        .toBuffer();
+    };
+    const [first, healed] = await Promise.all([noise(1), noise(2)]);
+    for (let i = 0; i < count; i++) {
+      const key = `screenshots/android/screen-${i}/fake-pixel_14`;
+      const learned = baseline(`screen-${i}`, first);
+      learned.device = { ...learned.device, screen: { width, height } };
+      await createRecord(store, key, learned, first);
+      const { format: _f, kind: _k, name: _n, device: _d, createdAt: _c, ...previous } = learned;
+      const storedAt = new Date().toISOString();
+      const heal = {
+        ...learned,
+        imageSha256: sha256(healed),
+        storedAt,
+        previous,
+        review: { state: "pending" as const },
+      };
+      await replaceRecord(store, key, heal, healed, first);
+    }
+  }
+
+  test("revert --all over 40 heals killed with SIGKILL, rerun: every heal reverted and no temp file left", async () => {
+    await storeHeals(40);
+    // tapshot revert --all, killed once it has reverted a first heal (its .previous.png is removed last). It
+    // cannot finish before that: one heal's lock is held here until then, and the command waits for it.
+    const held = await store.lock("screenshots/android/screen-20/fake-pixel_14", { deadline: Date.now() + 5000 });
+    const revert = spawn(
+      process.execPath,
+      ["--import", "tsx", path.join(REPO, "src/cli/main.ts"), "revert", "--all", "--storage", storageDir],
+      {
+        cwd: REPO,
+        env: { ...process.env, NODE_OPTIONS: "", TAPSHOT_STORAGE_DIR: "", TAPSHOT_RESULTS_DIR: "" },
+        stdio: "ignore",
+      },
+    );
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      revert.on("exit", (_code, signal) => resolve(signal)),
+    );
+    const previousImages = async () =>
+      (await fs.readdir(store.root, { recursive: true })).filter((f) => f.endsWith(".previous.png")).length;
+    while ((await previousImages()) === 40) await new Promise((r) => setTimeout(r, 1));
+    revert.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    await held();
+    expect(await previousImages()).toBeGreaterThan(0);
+    // And writers killed while their temp file exists (the revert may have been killed between two writes, and
+    // the first write of each writer sweeps what the one before left), until one is surely left behind.
+    for (let round = 0; round < 5 && !(await tempFiles()).length; round++) {
+      const writer = startWorker("big-writer.ts", [
+        storageDir,
+        "screenshots/android/big/fake-pixel_14.png",
+        "16777216",
+      ]);
+      await writer.waitForLine(/^writing 0$/);
+      while (!(await tempFiles()).length) await new Promise((r) => setTimeout(r, 1));
+      writer.child.kill("SIGKILL");
+      expect((await writer.exited).signal).toBe("SIGKILL");
+    }
+    expect(await tempFiles()).not.toEqual([]);
+
+    const rerun = await runCli(["revert", "--all", "--storage", storageDir]);
+    expect(rerun).toMatchObject({ code: EXIT.ok, stderr: "" });
+    expect(await tempFiles()).toEqual([]);
+    expect(rerun.stdout).toMatch(/^Reverted \d+ values?:/);
+    expect(rerun.stdout).not.toMatch(/\(deleted\)/);
+    expect(await previousImages()).toBe(0);
+    const pending = await runCli(["pending", "--json", "--storage", storageDir]);
+    expect(JSON.parse(pending.stdout)).toMatchObject({ pending: [] });
+  }, 120_000);
 });

@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
+import { assertBuiltPackage } from "../support/built-package.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const DIRS = ["src", "tests", "rig", "demo", "bench", "scripts", "examples"];
@@ -85,22 +86,18 @@ test("every src/..., rig/..., tests/... path a comment or doc names exists", () 
   expect(missing).toEqual([]);
 });
 
-const built = existsSync(join(ROOT, "dist", "runner", "index.d.ts"));
-
-(built ? test : test.skip)(
-  "the shipped declarations cite only what ships: docs/, README.md, no repository-only file",
-  () => {
-    const declarations = readdirSync(join(ROOT, "dist"), { recursive: true, encoding: "utf8" }).filter((f) =>
-      /\.d\.c?ts$/.test(f),
-    );
-    const repoOnly =
-      /(?<![\w.-])((?:src|rig|tests|bench|demo|examples|scripts)\/[\w./-]+|CONTRIBUTING\.md|BENCHMARKS\.md)/g;
-    const found = declarations.flatMap((file) =>
-      [...readFileSync(join(ROOT, "dist", file), "utf8").matchAll(repoOnly)].map((m) => `dist/${file} cites ${m[1]}`),
-    );
-    expect(found).toEqual([]);
-  },
-);
+test("the shipped declarations cite only what ships: docs/, README.md, no repository-only file", () => {
+  assertBuiltPackage();
+  const declarations = readdirSync(join(ROOT, "dist"), { recursive: true, encoding: "utf8" }).filter((f) =>
+    /\.d\.c?ts$/.test(f),
+  );
+  const repoOnly =
+    /(?<![\w.-])((?:src|rig|tests|bench|demo|examples|scripts)\/[\w./-]+|CONTRIBUTING\.md|BENCHMARKS\.md)/g;
+  const found = declarations.flatMap((file) =>
+    [...readFileSync(join(ROOT, "dist", file), "utf8").matchAll(repoOnly)].map((m) => `dist/${file} cites ${m[1]}`),
+  );
+  expect(found).toEqual([]);
+});
 
 /**
  * Doc blocks of a declaration file that document nothing: followed by another doc block, a closing
@@ -165,7 +162,8 @@ test("the dangling doc block scanner finds blocks attached to nothing, and only 
   ]);
 });
 
-(built ? test : test.skip)("the shipped declarations have no doc block attached to nothing", () => {
+test("the shipped declarations have no doc block attached to nothing", () => {
+  assertBuiltPackage();
   const declarations = readdirSync(join(ROOT, "dist"), { recursive: true, encoding: "utf8" }).filter((f) =>
     /\.d\.c?ts$/.test(f),
   );

@@ -7,6 +7,7 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { assertBuiltPackage } from "../support/built-package.js";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -21,15 +22,14 @@ const ENTRIES = [
   "tapshot/s3",
 ];
 
-const built = existsSync(join(ROOT, "dist", "runner", "index.cjs"));
-const maybe = built ? test : test.skip;
+beforeAll(assertBuiltPackage);
 
 async function node(args: string[]): Promise<string> {
   const { stdout } = await run(process.execPath, args, { cwd: ROOT });
   return stdout.trim();
 }
 
-maybe.each(ENTRIES)("%s loads from CommonJS and ESM with the same exports", async (entry) => {
+test.each(ENTRIES)("%s loads from CommonJS and ESM with the same exports", async (entry) => {
   const cjs = await node(["-e", `console.log(Object.keys(require(${JSON.stringify(entry)})).sort().join(","))`]);
   const esm = await node([
     "--input-type=module",
@@ -53,21 +53,21 @@ maybe.each(ENTRIES)("%s loads from CommonJS and ESM with the same exports", asyn
     expect(names).toEqual(expect.arrayContaining(["gemini", "openai", "azureOpenai", "ocr"]));
 });
 
-maybe("every entry ships its .d.ts and .d.cts types", () => {
+test("every entry ships its .d.ts and .d.cts types", () => {
   for (const dir of ["android", "ios", "runner", "providers", "adapter", "images", "wdio", "s3"]) {
     expect(existsSync(join(ROOT, "dist", dir, "index.d.ts"))).toBe(true);
     expect(existsSync(join(ROOT, "dist", dir, "index.d.cts"))).toBe(true);
   }
 });
 
-maybe("the tapshot bin prints its help", async () => {
+test("the tapshot bin prints its help", async () => {
   const out = await node([join(ROOT, "dist", "cli", "main.js"), "--help"]);
   expect(out).toMatch(/Usage: tapshot/);
   expect(out).toMatch(/list/);
   expect(out).toMatch(/report/);
 });
 
-maybe("helpers users do not need are not exported by any entry", async () => {
+test("helpers users do not need are not exported by any entry", async () => {
   const internal = ["clause", "isCi", "serviceMode", "setRunningTest", "firstOf", "once", "TAP_HOLD_MS"];
   for (const entry of ENTRIES) {
     const names = (

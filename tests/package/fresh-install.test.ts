@@ -9,11 +9,10 @@ import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { assertBuiltPackage } from "../support/built-package.js";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "..", "..");
-const built = existsSync(join(ROOT, "dist", "runner", "index.cjs"));
-const maybe = built ? describe : describe.skip;
 
 interface Ran {
   code: number;
@@ -42,7 +41,8 @@ const node = (args: string[], env?: NodeJS.ProcessEnv) => inProject(process.exec
 const tapshot = (args: string[], env?: NodeJS.ProcessEnv) =>
   node([join(dir, "node_modules", "tapshot", "dist", "cli", "main.js"), ...args], env);
 
-maybe("a fresh project with only the packed tarball and webdriverio", () => {
+describe("a fresh project with only the packed tarball and webdriverio", () => {
+  beforeAll(assertBuiltPackage);
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "tapshot-fresh-"));
     await run("npm", ["pack", "--pack-destination", dir, "--ignore-scripts"], { cwd: ROOT });

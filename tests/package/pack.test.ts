@@ -3,14 +3,14 @@
  * package may name it only as a peer, and the built code may import it only for types.
  */
 import { execFile } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { assertBuiltPackage } from "../support/built-package.js";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "..", "..");
-const built = existsSync(join(ROOT, "dist", "runner", "index.cjs"));
-const maybe = built ? test : test.skip;
+beforeAll(assertBuiltPackage);
 
 interface PackedFile {
   path: string;
@@ -29,16 +29,13 @@ test("webdriverio is a peer (and dev) dependency only, never a dependency", () =
   expect(pkg.devDependencies?.webdriverio).toBeDefined();
 });
 
-maybe(
-  "the packed files are the build, the docs, README, LICENSE and package.json: no tests, rig, demo or sources",
-  async () => {
-    const files = await packedFiles();
-    expect(files).toEqual(expect.arrayContaining(["package.json", "README.md", "LICENSE", "docs/api.md"]));
-    expect(files).toContain("dist/android/index.js");
-    const outside = files.filter((f) => !/^(dist\/|docs\/|README\.md$|LICENSE$|package\.json$)/.test(f));
-    expect(outside).toEqual([]);
-  },
-);
+test("the packed files are the build, the docs, README, LICENSE and package.json: no tests, rig, demo or sources", async () => {
+  const files = await packedFiles();
+  expect(files).toEqual(expect.arrayContaining(["package.json", "README.md", "LICENSE", "docs/api.md"]));
+  expect(files).toContain("dist/android/index.js");
+  const outside = files.filter((f) => !/^(dist\/|docs\/|README\.md$|LICENSE$|package\.json$)/.test(f));
+  expect(outside).toEqual([]);
+});
 
 test("package.json names the repository, homepage, bugs and keywords; LICENSE is the MIT license it declares", () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
@@ -63,31 +60,28 @@ function linksOf(markdown: string): string[] {
   return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!.split("#")[0]!).filter(Boolean);
 }
 
-maybe(
-  "every link of the README and the shipped docs opens from the package: shipped files, or the repository",
-  async () => {
-    const files = await packedFiles();
-    const shipped = new Set(files);
-    const dead: string[] = [];
-    for (const doc of files.filter((f) => f.endsWith(".md"))) {
-      for (const link of linksOf(readFileSync(join(ROOT, doc), "utf8"))) {
-        if (/^https?:\/\//.test(link)) {
-          if (link.startsWith("https://github.com/") && !link.startsWith(`${repositoryUrl()}/`)) {
-            dead.push(`${doc}: ${link} (not this repository)`);
-          }
-          continue;
+test("every link of the README and the shipped docs opens from the package: shipped files, or the repository", async () => {
+  const files = await packedFiles();
+  const shipped = new Set(files);
+  const dead: string[] = [];
+  for (const doc of files.filter((f) => f.endsWith(".md"))) {
+    for (const link of linksOf(readFileSync(join(ROOT, doc), "utf8"))) {
+      if (/^https?:\/\//.test(link)) {
+        if (link.startsWith("https://github.com/") && !link.startsWith(`${repositoryUrl()}/`)) {
+          dead.push(`${doc}: ${link} (not this repository)`);
         }
-        const target = join(dirname(doc), link).replace(/\/$/, "");
-        if (!shipped.has(target)) dead.push(`${doc}: ${link} (${target} is not in the package)`);
+        continue;
       }
+      const target = join(dirname(doc), link).replace(/\/$/, "");
+      if (!shipped.has(target)) dead.push(`${doc}: ${link} (${target} is not in the package)`);
     }
-    expect(dead).toEqual([]);
-    // The README's docs links are relative, so they open in node_modules as well as on npm.
-    expect(linksOf(readFileSync(join(ROOT, "README.md"), "utf8"))).toContain("docs/api.md");
-  },
-);
+  }
+  expect(dead).toEqual([]);
+  // The README's docs links are relative, so they open in node_modules as well as on npm.
+  expect(linksOf(readFileSync(join(ROOT, "README.md"), "utf8"))).toContain("docs/api.md");
+});
 
-maybe("no built file loads webdriverio at run time", () => {
+test("no built file loads webdriverio at run time", () => {
   const offenders: string[] = [];
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {

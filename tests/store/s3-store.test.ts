@@ -4,7 +4,7 @@
  * replay costs, and single-flight learning across processes. The common contract is in contract.test.ts.
  */
 import { randomUUID } from "node:crypto";
-import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { ConfigError, StoreError } from "../../src/core/ground/errors.js";
 import { redact } from "../../src/core/ground/secrets.js";
 import { readRecord, replaceRecord, TapRecordSchema } from "../../src/core/store/records.js";
@@ -129,6 +129,30 @@ test("without conditional deletes, a lease is released only while it is still th
   await again();
   expect(await store.list("")).toEqual([]);
 });
+
+test("a lease a dead run left (one plain PutObject, never refreshed) is taken by each waiter in turn, on a service that answers 409 to overlapping conditional writes", async () => {
+  // AWS's rules, 409 ConditionalRequestConflict included (tests/support/s3-replica.ts, "s3-conflicts").
+  const aws = await startTestS3("s3-conflicts");
+  try {
+    const prefix = `runs/${randomUUID()}`;
+    await client(aws).send(
+      new PutObjectCommand({ Bucket: aws.bucket, Key: `${prefix}/_ai_/.locks/taps~a~k.lock`, Body: "a dead run\n" }),
+    );
+    const order: number[] = [];
+    // Six waiters poll the same lease and try to take it at about the same time, so their writes overlap.
+    const waiters = [0, 1, 2, 3, 4, 5].map(async (i) => {
+      const release = await fresh(aws, prefix).lock("taps/a/k", { deadline: Date.now() + 25_000 });
+      order.push(i);
+      await new Promise((r) => setTimeout(r, 100));
+      await release();
+    });
+    const results = await Promise.allSettled(waiters);
+    expect(results.filter((r) => r.status === "rejected")).toEqual([]);
+    expect([...order].sort()).toEqual([0, 1, 2, 3, 4, 5]);
+  } finally {
+    await aws.stop();
+  }
+}, 40_000);
 
 test("a record replaced by another run after this run read it is not overwritten", async () => {
   const prefix = `runs/${randomUUID()}`;

@@ -31,11 +31,14 @@ export interface TestS3 {
 }
 
 /**
- * What the replica enforces; `none` is bare s3rver, a service without conditional writes.
+ * What the replica enforces; `none` is bare s3rver, a service without conditional writes. `s3-conflicts` is
+ * `s3` plus AWS's 409 ConditionalRequestConflict: a conditional write of a key while another write or delete
+ * of it is under way is refused at once instead of waiting its turn.
  * `unquoted-if-match` is Ceph RGW 16 (docs/device-farms.md): `If-Match` compared byte for byte with the
  * unquoted ETag, conditional deletes ignored. `if-match-never` refuses every `If-Match` write.
  */
-export type Preconditions = "s3" | "s3-without-conditional-delete" | "unquoted-if-match" | "if-match-never" | "none";
+export type Preconditions =
+  "s3" | "s3-conflicts" | "s3-without-conditional-delete" | "unquoted-if-match" | "if-match-never" | "none";
 
 interface S3rverInstance {
   run(): Promise<{ address: string; port: number }>;
@@ -101,6 +104,8 @@ function s3Error(response: http.ServerResponse, status: number, code: string, me
 function startReplica(upstream: string, preconditions: Preconditions, requests: Record<string, number>) {
   const client = new S3Client(testClientConfig(upstream));
   const queues = new Map<string, Promise<void>>();
+  /** Writes and deletes of each bucket/key queued or under way. */
+  const writing = new Map<string, number>();
 
   /**
    * Run `work` after every earlier request to `bucket`. S3 applies each request atomically
@@ -157,7 +162,7 @@ function startReplica(upstream: string, preconditions: Preconditions, requests: 
         return [412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold"];
       }
     }
-    if (method === "DELETE" && ifMatch !== undefined && preconditions === "s3") {
+    if (method === "DELETE" && ifMatch !== undefined && (preconditions === "s3" || preconditions === "s3-conflicts")) {
       // DeleteObject with "If-Match: <etag>" deletes only that ETag, else 412; "*" matches any existing
       // object. https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-deletes.html
       // No object matches no ETag (RFC 7232 section 3.1), so a missing key is 412 as well.
@@ -191,6 +196,29 @@ function startReplica(upstream: string, preconditions: Preconditions, requests: 
     });
   }
 
+  /** Check a write or delete against its conditions and answer as S3 does, or forward it. */
+  async function conditionalWrite(
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+    method: string,
+    bucket: string,
+    key: string,
+  ): Promise<void> {
+    let refused: [number, string, string] | null;
+    try {
+      refused = await refusal(method, request.headers, bucket, key);
+    } catch (error) {
+      s3Error(response, 500, "InternalError", (error as Error).message);
+      return;
+    }
+    if (refused) {
+      request.resume();
+      s3Error(response, ...refused);
+      return;
+    }
+    await forward(request, response);
+  }
+
   return http.createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://replica");
     const [bucket = "", ...rest] = url.pathname.slice(1).split("/").map(decodeURIComponent);
@@ -203,20 +231,22 @@ function startReplica(upstream: string, preconditions: Preconditions, requests: 
       void serialised(bucket, () => forward(request, response));
       return;
     }
+    const conditional = request.headers["if-match"] !== undefined || request.headers["if-none-match"] !== undefined;
+    const id = `${bucket}/${key}`;
+    if (preconditions === "s3-conflicts" && method === "PUT" && conditional && writing.get(id)) {
+      // "If a conflicting operation occurs during the upload S3 returns a 409 ConditionalRequestConflict
+      // response": https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html (If-Match, If-None-Match)
+      request.resume();
+      s3Error(response, 409, "ConditionalRequestConflict", "A conflicting conditional operation is in progress");
+      return;
+    }
+    writing.set(id, (writing.get(id) ?? 0) + 1);
     void serialised(bucket, async () => {
-      let refused: [number, string, string] | null;
       try {
-        refused = await refusal(method, request.headers, bucket, key);
-      } catch (error) {
-        s3Error(response, 500, "InternalError", (error as Error).message);
-        return;
+        await conditionalWrite(request, response, method, bucket, key);
+      } finally {
+        writing.set(id, writing.get(id)! - 1);
       }
-      if (refused) {
-        request.resume();
-        s3Error(response, ...refused);
-        return;
-      }
-      await forward(request, response);
     });
   });
 }

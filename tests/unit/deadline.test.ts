@@ -1,3 +1,4 @@
+import { jest } from "@jest/globals";
 import { getEventListeners } from "node:events";
 import { Deadline, sleep, untilAborted } from "../../src/core/ground/deadline.js";
 import { AbortedError, TimeoutError } from "../../src/core/ground/errors.js";
@@ -72,15 +73,25 @@ describe("Deadline", () => {
     deadline.dispose();
   });
 
-  test("sleep never outlasts the deadline", async () => {
-    const deadline = new Deadline(50, "x");
-    // Either the sleep ends at the deadline or the deadline's abort wins the race: never the full minute.
-    const outcome = await deadline.sleep(60_000).then(
-      () => "slept",
-      (e: unknown) => e,
-    );
-    if (outcome !== "slept") expect(outcome).toBeInstanceOf(TimeoutError);
-    deadline.dispose();
+  test("sleep never outlasts the deadline: it ends at the deadline, not before and not after", async () => {
+    // Jest's clock, so "at the deadline" is exact: the sleep asked for a minute and the deadline is 50 ms away.
+    jest.useFakeTimers();
+    try {
+      const deadline = new Deadline(50, "x");
+      let outcome: unknown = "pending";
+      void deadline.sleep(60_000).then(
+        () => (outcome = "slept"),
+        (e: unknown) => (outcome = e),
+      );
+      await jest.advanceTimersByTimeAsync(49);
+      expect(outcome).toBe("pending");
+      await jest.advanceTimersByTimeAsync(1);
+      // The sleep cut to the deadline and the deadline's abort fire at the same time: either may settle it.
+      expect(outcome === "slept" || outcome instanceof TimeoutError).toBe(true);
+      deadline.dispose();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   test("dispose stops the timer and stops listening to the caller's signal", async () => {

@@ -3,6 +3,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { FileStore } from "../../src/core/store/file-store.js";
+import { tempPathFor } from "../../src/core/store/temp-files.js";
 import { TimeoutError } from "../../src/core/ground/errors.js";
 import { identify, makeValue } from "../support/store-workers/values.js";
 import { startWorker } from "../support/store-workers/spawn.js";
@@ -108,6 +109,37 @@ describe("FileStore across processes", () => {
     expect(await store.write(key, later)).toBe(true);
     expect((await store.read(key))?.equals(later)).toBe(true);
     expect(await store.list("")).toEqual([key]);
+    // The next write removed the temp files of the killed writers: their processes are gone.
+    expect(await fs.readdir(keyDir)).toEqual(["big.png"]);
+  });
+
+  test("a write keeps the temp files of a live writer, another machine's and a locked record's old one", async () => {
+    const folder = path.join(store.root, "taps/android/dev");
+    await store.write("taps/android/dev/a.json", Buffer.from("1"));
+    // This machine's tag, as a write of this process names its temp file.
+    const tag = /\.\d+-([0-9a-f]{8})\.[0-9a-f]{8}\.tmp$/.exec(tempPathFor("x"))![1];
+    const sleeper = startWorker("lock-holder.ts", [path.join(dir, "elsewhere"), "k", "60000"]);
+    await sleeper.waitForLine(/^locked$/);
+    const live = `a.json.${sleeper.child.pid}-${tag}.0000aaaa.tmp`;
+    const otherMachine = "a.json.4242-00000000.0000bbbb.tmp";
+    const oldUnlocked = "b.json.4243-00000000.0000cccc.tmp";
+    const oldLocked = "c.json.4244-00000000.0000dddd.tmp";
+    for (const name of [live, otherMachine, oldUnlocked, oldLocked])
+      await fs.writeFile(path.join(folder, name), "half");
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    for (const name of [oldUnlocked, oldLocked]) await fs.utimes(path.join(folder, name), twoHoursAgo, twoHoursAgo);
+    const release = await store.lock("taps/android/dev/c", { deadline: Date.now() + 5000 });
+    try {
+      await store.write("taps/android/dev/a.json", Buffer.from("2"));
+      expect((await fs.readdir(folder)).sort()).toEqual(["a.json", live, otherMachine, oldLocked].sort());
+    } finally {
+      await release();
+      sleeper.child.kill("SIGKILL");
+      await sleeper.exited;
+    }
+    // Its writer is gone now, and the lock is released: the next write removes both.
+    await store.write("taps/android/dev/a.json", Buffer.from("3"));
+    expect((await fs.readdir(folder)).sort()).toEqual(["a.json", otherMachine]);
   });
 
   test("a process waiting for a lock another process holds times out with a TimeoutError", async () => {

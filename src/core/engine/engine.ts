@@ -98,7 +98,8 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
       place.device = call.deviceSlug;
       log.finish(done.outcome, done.detail, place);
       return { ...done.result, outcome: done.outcome, aiCalls: log.aiCalls };
-    } catch (error) {
+    } catch (thrown) {
+      const error = opened.blame(thrown);
       log.fail(error, place);
       throw error;
     } finally {

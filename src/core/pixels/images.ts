@@ -4,10 +4,12 @@
  */
 import type { Rect, Size } from "../ground/geometry.js";
 import { bandedDiff } from "./banded-diff.js";
+import { checkDecodable, withLibvips } from "./image-input.js";
 import { countDiffPixels, MASK_GREY_BYTE, maskSpans } from "./pixel-diff.js";
 import { comparePngRows } from "./png-compare.js";
 import { pngSize } from "./png.js";
 import { decodePngRect } from "./png-rows.js";
+import { InputError } from "../ground/errors.js";
 import { loadSharp } from "./sharp.js";
 
 /** Decoded RGBA pixels. */
@@ -17,14 +19,17 @@ export interface RawImage {
   height: number;
 }
 
-/** Width and height of a PNG (or JPEG) without decoding its pixels. */
+/**
+ * Width and height of a PNG (or JPEG) without decoding its pixels; an InputError when its header
+ * declares a size no screen has or it is no image.
+ */
 export async function imageSize(image: Buffer): Promise<Size> {
+  checkDecodable(image);
   // Every screenshot passes here: read a PNG's IHDR chunk directly rather than starting a sharp pipeline.
   const size = pngSize(image);
   if (size) return size;
-  const sharp = await loadSharp();
-  const meta = await sharp(image).metadata();
-  if (!meta.width || !meta.height) throw new Error("The image has no size: is it a PNG?");
+  const meta = await withLibvips(image, (sharp) => sharp(image).metadata());
+  if (!meta.width || !meta.height) throw new InputError("The image has no size: pass a PNG (or JPEG).");
   return { width: meta.width, height: meta.height };
 }
 
@@ -36,16 +41,19 @@ const ROW_DECODER_MAX_PIXELS = 1 << 18;
 
 /**
  * Decode to RGBA. A small PNG of the kind devices send (a stored crop) is decoded by the row
- * decoder, so a replay never loads libvips (loaded lazily); anything else by libvips.
+ * decoder, so a replay never loads libvips (loaded lazily); anything else by libvips. An image that
+ * cannot be decoded is an InputError saying what is wrong and how to fix it.
  */
 export async function decode(image: Buffer): Promise<RawImage> {
+  checkDecodable(image);
   const size = pngSize(image);
   if (size && size.width * size.height <= ROW_DECODER_MAX_PIXELS) {
     const rows = decodePngRect(image, { x: 0, y: 0, ...size });
     if (rows) return { data: rows, ...size };
   }
-  const sharp = await loadSharp();
-  const { data, info } = await sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await withLibvips(image, (sharp) =>
+    sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true }),
+  );
   return { data, width: info.width, height: info.height };
 }
 
@@ -56,15 +64,28 @@ export async function decode(image: Buffer): Promise<RawImage> {
  * libvips reads every other image, and also stops reading a PNG below the rectangle.
  */
 export async function decodeRegion(image: Buffer, rect: Rect): Promise<RawImage> {
+  checkRectInside(image, rect);
   const rows = decodePngRect(image, rect);
   if (rows) return { data: rows, width: rect.width, height: rect.height };
-  const sharp = await loadSharp();
-  const { data, info } = await sharp(image)
-    .extract({ left: rect.x, top: rect.y, width: rect.width, height: rect.height })
-    .ensureAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
+  const { data, info } = await withLibvips(image, (sharp) =>
+    sharp(image)
+      .extract({ left: rect.x, top: rect.y, width: rect.width, height: rect.height })
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true }),
+  );
   return { data, width: info.width, height: info.height };
+}
+
+/** {@link checkDecodable}, and an InputError when `rect` does not lie inside the PNG `image`. */
+function checkRectInside(image: Buffer, rect: Rect): void {
+  checkDecodable(image);
+  const size = pngSize(image);
+  if (size && !rectFits(rect, size.width, size.height)) {
+    throw new InputError(
+      `The rectangle ${JSON.stringify(rect)} does not fit the ${size.width}x${size.height} image: pass one inside it.`,
+    );
+  }
 }
 
 /** Encode RGBA pixels as PNG. */
@@ -77,8 +98,10 @@ export async function encodePng(raw: RawImage): Promise<Buffer> {
 
 /** Cut a rectangle out of a PNG, as PNG. */
 export async function cropPng(image: Buffer, rect: Rect): Promise<Buffer> {
-  const sharp = await loadSharp();
-  return sharp(image).extract({ left: rect.x, top: rect.y, width: rect.width, height: rect.height }).png().toBuffer();
+  checkRectInside(image, rect);
+  return withLibvips(image, (sharp) =>
+    sharp(image).extract({ left: rect.x, top: rect.y, width: rect.width, height: rect.height }).png().toBuffer(),
+  );
 }
 
 /** Options for {@link resizeToFit}. */
@@ -95,10 +118,11 @@ export async function resizeToFit(
   image: Buffer,
   { maxSide, format, quality = 85 }: FitOptions,
 ): Promise<{ data: Buffer; width: number; height: number }> {
-  const sharp = await loadSharp();
-  let pipeline = sharp(image).resize({ width: maxSide, height: maxSide, fit: "inside", withoutEnlargement: true });
-  pipeline = format === "jpeg" ? pipeline.flatten({ background: "#ffffff" }).jpeg({ quality }) : pipeline.png();
-  const { data, info } = await pipeline.toBuffer({ resolveWithObject: true });
+  const { data, info } = await withLibvips(image, (sharp) => {
+    const resized = sharp(image).resize({ width: maxSide, height: maxSide, fit: "inside", withoutEnlargement: true });
+    const encoded = format === "jpeg" ? resized.flatten({ background: "#ffffff" }).jpeg({ quality }) : resized.png();
+    return encoded.toBuffer({ resolveWithObject: true });
+  });
   return { data, width: info.width, height: info.height };
 }
 
@@ -188,6 +212,8 @@ export async function compare(a: RawImage, b: RawImage, options: CompareOptions 
 export async function comparePng(a: Buffer, b: Buffer, options: CompareOptions = {}): Promise<CompareResult> {
   if (!options.diff) {
     if (a.equals(b)) return { diffPixels: 0, diffRatio: 0 };
+    checkDecodable(a);
+    checkDecodable(b);
     const { threshold = DEFAULT_THRESHOLD, masks = [], stopAbove = Infinity } = options;
     const counted = comparePngRows(a, b, { threshold, masks, stopAbove });
     if (counted) {

@@ -8,12 +8,15 @@ import type { Point, Rect } from "../ground/geometry.js";
 import type { Swipe } from "../device/description.js";
 import { imageSize } from "../pixels/images.js";
 import { pngStructureProblem } from "../pixels/png.js";
+import { UndecodableImageError } from "../pixels/image-input.js";
 import type { Size } from "../ground/geometry.js";
 
 export class OpenedDevice {
   private description: DescribedDevice | undefined;
   /** A page source read that has not answered yet. */
   private pendingPageSource: Promise<string> | undefined;
+  /** Every screenshot the device sent, to tell a bad screenshot from a bad stored or passed-in image. */
+  private readonly sent = new WeakSet<Buffer>();
 
   constructor(private readonly session: DeviceSession) {}
 
@@ -36,11 +39,8 @@ export class OpenedDevice {
       throw new DeviceError(`Taking a screenshot failed: ${(error as Error).message}`, { cause: error });
     }
     const problem = Buffer.isBuffer(png) ? pngStructureProblem(png) : "it is not a Buffer";
-    if (problem) {
-      throw new DeviceError(
-        `The device sent a bad screenshot: ${problem}. Take the screenshot again, or check the driver and the device.`,
-      );
-    }
+    if (problem) throw badScreenshot(problem);
+    this.sent.add(png);
     let device = await this.describe(note);
     let size: Size;
     try {
@@ -52,6 +52,18 @@ export class OpenedDevice {
       device = this.description = await this.session.describe(note);
     }
     return { png, device };
+  }
+
+  /**
+   * `error` as the call should report it: an image that could not be decoded (its zlib stream cut short
+   * passes the structural check above and fails only while inflating) is a DeviceError when this device
+   * sent it; anything else is returned as it is.
+   */
+  blame(error: unknown): unknown {
+    if (error instanceof UndecodableImageError && this.sent.has(error.image)) {
+      return badScreenshot(error.problem, error);
+    }
+    return error;
   }
 
   tap(point: Point): Promise<void> {
@@ -103,4 +115,12 @@ export class OpenedDevice {
     }
     return this.session.elementRects(targets);
   }
+}
+
+/** The DeviceError of a screenshot that is no whole PNG. */
+function badScreenshot(problem: string, cause?: unknown): DeviceError {
+  return new DeviceError(
+    `The device sent a bad screenshot: ${problem}. Take the screenshot again, or check the driver and the device.`,
+    cause === undefined ? undefined : { cause },
+  );
 }

@@ -1,20 +1,16 @@
-import { randomBytes } from "node:crypto";
 import { promises as fs, type Dirent } from "node:fs";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 import { AbortedError, StoreError, TimeoutError } from "../ground/errors.js";
 import { sleep } from "../ground/deadline.js";
 import { lockKey, storeKeyParts } from "./keys.js";
+import { leftByDeadWriter, recordKeyOfTemp, STALE_TEMP_MS, tempPathFor } from "./temp-files.js";
 import type { LockOptions, Release, Store, WriteOptions } from "./store.js";
 
 const LOCK_POLL_MS = 50;
 /** A lock whose holder stopped refreshing it for this long is considered abandoned. */
 const LOCK_STALE_MS = 10_000;
-/**
- * A temp file this old was left by a writer that died or failed: a live writer renames its temp file within
- * moments of creating it. An age works for stores shared by several machines, where a pid says nothing.
- */
-export const STALE_TEMP_MS = 60 * 60 * 1000;
+export { STALE_TEMP_MS };
 
 /** A file or folder that {@link FileStore.scan} did not enter or return, and why. */
 export interface Skipped {
@@ -76,6 +72,8 @@ export class FileStore implements Store {
   readonly root: string;
   readonly location: string;
   private resolvedRoot: string | undefined;
+  /** The whole store was swept of stale temp files by this instance's first write. */
+  private sweptAll = false;
 
   constructor(storageDir: string) {
     this.root = path.resolve(storageDir, "_ai_");
@@ -146,8 +144,9 @@ export class FileStore implements Store {
     await fs.mkdir(path.dirname(target), { recursive: true }).catch((error: unknown) => {
       throw failure("write", target, error);
     });
+    await this.sweepBefore(key);
     // The temp file lives beside the target so that rename/link stay on one filesystem.
-    const temp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+    const temp = tempPathFor(target);
     try {
       await writeTemp(temp, data);
       return await commit(temp, target, options.ifAbsent ?? false);
@@ -162,6 +161,7 @@ export class FileStore implements Store {
 
   async remove(key: string): Promise<void> {
     const file = await this.checkedPath(key);
+    await this.sweepBefore(key);
     await fs.rm(file, { force: true }).catch((error: unknown) => {
       throw failure("remove", file, error);
     });
@@ -225,16 +225,20 @@ export class FileStore implements Store {
   }
 
   /**
-   * Remove temp files older than `olderThanMs` (see {@link STALE_TEMP_MS}), left by writers that died or
-   * could not clean up. Returns their keys; with `dryRun`, removes nothing.
+   * Remove stale temp files, left by writers that died or could not clean up: one whose writer was a
+   * process of this machine that no longer runs, and one older than `olderThanMs` (see {@link STALE_TEMP_MS})
+   * whose record is not locked by a live run (src/core/store/temp-files.ts). Only under `prefix` when
+   * given. Returns their keys; with `dryRun`, removes nothing.
    */
-  async sweepTemp(options: { olderThanMs?: number; dryRun?: boolean } = {}): Promise<string[]> {
+  async sweepTemp(options: { olderThanMs?: number; dryRun?: boolean; prefix?: string } = {}): Promise<string[]> {
     const cutoff = Date.now() - (options.olderThanMs ?? STALE_TEMP_MS);
     const stale: string[] = [];
-    for (const key of (await this.scan("")).temp) {
+    for (const key of (await this.scan(options.prefix ?? "")).temp) {
       const file = await this.checkedPath(key);
       const stat = await fs.lstat(file).catch(() => null);
-      if (!stat?.isFile() || stat.mtimeMs >= cutoff) continue;
+      if (!stat?.isFile()) continue;
+      const old = stat.mtimeMs < cutoff && !(await this.lockHeld(recordKeyOfTemp(key)));
+      if (!old && !leftByDeadWriter(path.basename(file))) continue;
       if (!options.dryRun) {
         await fs.rm(file, { force: true }).catch((error: unknown) => {
           throw failure("remove", file, error);
@@ -243,6 +247,29 @@ export class FileStore implements Store {
       stale.push(key);
     }
     return stale;
+  }
+
+  /**
+   * Before a write or a remove: the first one of this store sweeps the whole store, later ones the folder
+   * they change, so a run killed mid-write leaves nothing the next command that changes the store does not remove. A sweep that
+   * fails never fails the write; `tapshot prune` reports what it cannot remove.
+   */
+  private async sweepBefore(key: string): Promise<void> {
+    const folder = key.split("/").slice(0, -1).join("/");
+    const prefix = this.sweptAll ? folder : "";
+    this.sweptAll = true;
+    await this.sweepTemp({ prefix }).catch(() => undefined);
+  }
+
+  /**
+   * Whether a live run holds the lock of `key` (proper-lockfile's check: held and refreshed within the stale
+   * time); a lock that cannot be checked counts as held, so its temp files are kept.
+   */
+  private async lockHeld(key: string): Promise<boolean> {
+    const lockPath = this.pathOf(lockKey(key));
+    return lockfile
+      .check(lockPath, { realpath: false, lockfilePath: lockPath, stale: LOCK_STALE_MS })
+      .catch(() => true);
   }
 
   async lock(key: string, { deadline, signal }: LockOptions): Promise<Release> {

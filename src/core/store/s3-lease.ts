@@ -10,7 +10,7 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { AbortedError, TimeoutError } from "../ground/errors.js";
 import { sleep } from "../ground/deadline.js";
-import { PRECONDITION_FAILED, type S3Objects } from "./s3-objects.js";
+import { isConflict, PRECONDITION_FAILED, type PutCondition, type S3Objects } from "./s3-objects.js";
 import type { LockOptions, Release } from "./store.js";
 
 /** A lease whose ETag stayed the same this long was abandoned by its holder (as the file store's 10 s). */
@@ -84,7 +84,7 @@ async function waitForLease(
   let seen: { etag: string; since: number } | undefined;
   for (;;) {
     if (signal?.aborted) throw aborted(signal, key);
-    const created = await objects.put(object, leaseBody(owner, 0), { ifNoneMatch: "*" }, signal);
+    const created = await leaseWrite(objects, object, leaseBody(owner, 0), { ifNoneMatch: "*" }, signal);
     if (created !== PRECONDITION_FAILED) return hold(objects, object, owner, created, release);
     const current = await objects.head(object, signal);
     if (current) {
@@ -93,13 +93,34 @@ async function waitForLease(
         seen = { etag: current.etag, since: now };
       } else if (now - seen.since >= LEASE_STALE_MS) {
         // Only one waiter's If-Match on the stale ETag succeeds; the others see the new ETag and wait again.
-        const taken = await objects.put(object, leaseBody(owner, 0), { ifMatch: current.etag }, signal);
+        // One that met a conflicting write (409) and sees the same stale ETag next time tries again at once.
+        const taken = await leaseWrite(objects, object, leaseBody(owner, 0), { ifMatch: current.etag }, signal);
         if (taken !== PRECONDITION_FAILED) return hold(objects, object, owner, taken, release);
-        seen = undefined;
       }
     }
     if (Date.now() >= deadline) throw leaseTimeout(objects, object, key);
     if (current) await sleep(LEASE_POLL_MS, signal);
+  }
+}
+
+/**
+ * A create or takeover of the lease. A write that kept meeting another run's write of the lease (AWS's 409
+ * ConditionalRequestConflict, which S3 answers while a conflicting operation is under way) did not get it
+ * this time, as a 412 would say: the wait goes on, and looks at the lease again (AWS: fetch the ETag and
+ * retry, https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html).
+ */
+async function leaseWrite(
+  objects: S3Objects,
+  object: string,
+  body: Buffer,
+  condition: PutCondition,
+  signal: AbortSignal | undefined,
+): Promise<string | typeof PRECONDITION_FAILED> {
+  try {
+    return await objects.put(object, body, condition, signal);
+  } catch (error) {
+    if (isConflict(error)) return PRECONDITION_FAILED;
+    throw error;
   }
 }
 

@@ -8,6 +8,7 @@
 import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
 import { AbortedError, ConfigError, StoreError, TimeoutError } from "../ground/errors.js";
 import { redact } from "../ground/secrets.js";
+import { sleep } from "../ground/deadline.js";
 
 type Sdk = typeof import("@aws-sdk/client-s3");
 
@@ -43,6 +44,8 @@ export interface PutCondition {
 
 /** How often a write that met a concurrent conditional write (409) is sent again. */
 const CONFLICT_RETRIES = 5;
+/** The wait before the first resend of a write that met a 409, doubled for each later one (25 ms to 400 ms). */
+const CONFLICT_BACKOFF_MS = 25;
 
 function statusOf(error: unknown): number | undefined {
   return (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
@@ -145,8 +148,11 @@ export class S3Objects {
   /**
    * PutObject, atomic: S3 never stores part of an upload. With `ifNoneMatch: "*"` S3 answers 412 when the
    * key exists; with `ifMatch` 412 when its ETag differs and 404 when it is gone (both PRECONDITION_FAILED
-   * here). A 409 ConditionalRequestConflict means a concurrent write to the key won the race: AWS says to
-   * retry. Source: https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html
+   * here). A 409 ConditionalRequestConflict means a conflicting operation on the key was under way: AWS says
+   * to retry (with `If-Match`, on the ETag fetched again: a resend on the same ETag gets 412 when the other
+   * operation changed it). It is sent again after a growing wait, then is a StoreError that
+   * {@link isConflict} recognises. Sources: https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html,
+   * https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html (If-Match, If-None-Match)
    */
   async put(
     key: string,
@@ -175,7 +181,11 @@ export class S3Objects {
         const conditional = condition.ifNoneMatch !== undefined || condition.ifMatch !== undefined;
         if (conditional && status === 412) return PRECONDITION_FAILED;
         if (condition.ifMatch && (status === 404 || nameOf(error) === "NoSuchKey")) return PRECONDITION_FAILED;
-        if (conditional && status === 409 && attempt < CONFLICT_RETRIES) continue;
+        if (conditional && status === 409 && attempt < CONFLICT_RETRIES) {
+          // Sent again at once, it meets the same operation still under way: wait for it to finish.
+          await sleep(CONFLICT_BACKOFF_MS * 2 ** attempt * (0.5 + Math.random()), signal).catch(() => undefined);
+          continue;
+        }
         throw this.failure("write", key, error, signal);
       }
     }
@@ -213,14 +223,14 @@ export class S3Objects {
   }
 
   /**
-   * Every object key starting with `prefix`, in S3's order (UTF-8 binary), all pages. A service that
-   * answers a page with a continuation token it gave before would be asked for the same pages forever:
-   * that is a StoreError.
+   * Every object key starting with `prefix`, in S3's order (UTF-8 binary), all pages. A service whose
+   * pages never end would be asked for pages forever: a page that repeats a continuation token or a key
+   * an earlier page gave, {@link MAX_PAGES_WITHOUT_KEYS} truncated pages in a row that add no key, or more
+   * than {@link MAX_LIST_PAGES} pages in all is a StoreError.
    */
   async list(prefix: string, signal?: AbortSignal): Promise<string[]> {
     const { ListObjectsV2Command } = await loadSdk();
-    const keys: string[] = [];
-    const tokens = new Set<string>();
+    const pages = new ListingPages(this.url(prefix));
     let token: string | undefined;
     try {
       do {
@@ -229,28 +239,89 @@ export class S3Objects {
         ).send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }), {
           abortSignal: signal,
         });
-        for (const item of out.Contents ?? []) if (item.Key) keys.push(item.Key);
-        token = out.IsTruncated ? out.NextContinuationToken : undefined;
-        if (out.IsTruncated && !token) {
-          throw new StoreError(
-            `Could not list ${this.url(prefix)}: the service said the listing is truncated but gave no ` +
-              `continuation token, so the rest cannot be read. The service does not follow S3's ListObjectsV2.`,
-          );
-        }
-        if (token !== undefined && tokens.has(token)) {
-          throw new StoreError(
-            `Could not list ${this.url(prefix)}: the service answered page ${tokens.size + 1} with the ` +
-              `continuation token ${JSON.stringify(token.slice(0, 80))} it gave before, so the listing would ` +
-              `never end (stopped after ${keys.length} keys). The service does not follow S3's ListObjectsV2.`,
-          );
-        }
-        if (token !== undefined) tokens.add(token);
+        token = pages.add(out);
       } while (token);
     } catch (error) {
       throw this.failure("list", prefix, error, signal);
     }
-    return keys;
+    return pages.keys;
   }
+}
+
+/** More pages than this in one listing (10 million keys at S3's 1000 a page) is a service that never ends it. */
+export const MAX_LIST_PAGES = 10_000;
+/**
+ * Truncated pages in a row that add no key. A page may hold fewer keys than MaxKeys, even none
+ * (https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjectsV2.html: "some or all (up to 1,000)"),
+ * but this many empty ones in a row is a listing that makes no progress.
+ */
+export const MAX_PAGES_WITHOUT_KEYS = 50;
+
+/** What a ListObjectsV2 page says that a listing reads. */
+interface ListPage {
+  Contents?: { Key?: string }[];
+  IsTruncated?: boolean;
+  NextContinuationToken?: string;
+}
+
+/** The pages of one ListObjectsV2 listing, checked for the signs of a listing that would never end. */
+class ListingPages {
+  readonly keys: string[] = [];
+  private readonly seenKeys = new Set<string>();
+  private readonly tokens = new Set<string>();
+  private pages = 0;
+  private withoutKeys = 0;
+
+  constructor(private readonly url: string) {}
+
+  /** Take one page; the token of the next one, or `undefined` when the listing is complete. */
+  add(out: ListPage): string | undefined {
+    this.pages++;
+    const token = out.IsTruncated ? this.nextToken(out.NextContinuationToken) : undefined;
+    const before = this.keys.length;
+    for (const item of out.Contents ?? []) {
+      if (!item.Key) continue;
+      if (this.seenKeys.has(item.Key)) {
+        throw this.endless(`page ${this.pages} listed ${JSON.stringify(item.Key.slice(0, 200))} again`);
+      }
+      this.seenKeys.add(item.Key);
+      this.keys.push(item.Key);
+    }
+    if (token === undefined) return undefined;
+    this.withoutKeys = this.keys.length === before ? this.withoutKeys + 1 : 0;
+    if (this.withoutKeys >= MAX_PAGES_WITHOUT_KEYS) {
+      throw this.endless(`${this.withoutKeys} truncated pages in a row listed no new key`);
+    }
+    if (this.pages >= MAX_LIST_PAGES) throw this.endless(`it is still truncated after ${this.pages} pages`);
+    return token;
+  }
+
+  /** The continuation token of a truncated page: there must be one, and not one an earlier page gave. */
+  private nextToken(token: string | undefined): string {
+    if (!token) {
+      throw new StoreError(
+        `Could not list ${this.url}: the service said the listing is truncated but gave no ` +
+          `continuation token, so the rest cannot be read. The service does not follow S3's ListObjectsV2.`,
+      );
+    }
+    if (this.tokens.has(token)) {
+      throw this.endless(`page ${this.pages} gave the continuation token ${JSON.stringify(token.slice(0, 80))} again`);
+    }
+    this.tokens.add(token);
+    return token;
+  }
+
+  private endless(what: string): StoreError {
+    return new StoreError(
+      `Could not list ${this.url}: ${what}, so the listing would never end (stopped after ${this.keys.length} ` +
+        `keys). The service does not follow S3's ListObjectsV2: check the endpoint, or the proxy in front of it.`,
+    );
+  }
+}
+
+/** Whether `error` is a write that kept meeting a conflicting operation on its key (409 ConditionalRequestConflict). */
+export function isConflict(error: unknown): boolean {
+  return error instanceof StoreError && statusOf(error.cause) === 409;
 }
 
 /** The deadline's TimeoutError or the caller's AbortedError, as the call made them. */
