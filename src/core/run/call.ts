@@ -194,7 +194,7 @@ export class Call {
 
 /** Bytes of every image a request sends, decoded from base64. */
 function imageBytesOf(request: AiRequest): number {
-  const images: AiImage[] = [request.screen];
+  const images: AiImage[] = request.screen ? [request.screen] : [];
   if (request.kind === "locate" && request.reference) images.push(request.reference);
   if (request.kind === "compare") images.push(request.baseline, request.diff);
   if (request.kind === "judge") images.push(...request.references.map((r) => r.image));
