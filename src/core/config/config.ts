@@ -67,6 +67,12 @@ export interface AiConfig {
    * `$TAPSHOT_MAX_AI_CALLS`, or no limit.
    */
   maxAiCalls?: number;
+  /**
+   * The default `threshold` of `toSatisfy` (docs/api.md, "Semantic assertions"): the probability,
+   * more than 0 and at most 1, that a statement must reach to pass (or its negation under `.not`).
+   * Default 0.9.
+   */
+  satisfyThreshold?: number;
 }
 
 /** A model's price per million tokens, in one currency of your choice. */
@@ -110,6 +116,11 @@ const AiConfigSchema = z
       )
       .optional(),
     maxAiCalls: MaxAiCallsSchema.optional(),
+    satisfyThreshold: z
+      .number()
+      .gt(0, "satisfyThreshold must be more than 0")
+      .lte(1, "satisfyThreshold must be at most 1")
+      .optional(),
   })
   .strict();
 
@@ -176,6 +187,8 @@ export interface ResolvedConfig {
   prices: Record<string, ModelPrice>;
   /** The run's model request budget, or `undefined` for no limit. */
   maxAiCalls: number | undefined;
+  /** `toSatisfy`'s default threshold, when configureAi sets one. */
+  satisfyThreshold: number | undefined;
 }
 
 /** The "no channel" error's text; `howToConfigure` comes from the registered default channel. */
@@ -253,6 +266,7 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
     log,
     prices: configured.prices ?? {},
     maxAiCalls,
+    satisfyThreshold: configured.satisfyThreshold,
     // With results switched off and no runner reporter, failures name no files.
     reportArtifact: configured.reportArtifact ?? (resultsDir ? fileReporter(resultsDir) : () => undefined),
     channel() {

@@ -24,7 +24,12 @@ import { imageSize } from "../pixels/images.js";
 import { redact } from "../ground/secrets.js";
 import { TimeoutError } from "../ground/errors.js";
 import type { OpenedDevice } from "./opened-device.js";
-import { readPageSource, type PageSourceReading } from "../device/page-source.js";
+import {
+  parsePageNodes,
+  readPageSource,
+  type PageNode,
+  type PageSourceReading,
+} from "../device/page-source.js";
 import { deviceSlugs, slugify, type DeviceSlugs } from "../store/keys.js";
 
 /** A page source reading; `reused` when it was read before on the same screen. */
@@ -124,6 +129,26 @@ export class Call {
     return reading;
   }
 
+  /** Every element `target` matches now (toSatisfy), ended by the call's deadline. */
+  async elementMatches(target: ElementTarget): Promise<Rect[]> {
+    this.deadline.throwIfAborted();
+    return untilAborted(this.opened.elementMatches(target), this.deadline.signal);
+  }
+
+  /**
+   * The page source's elements with depth, states and text fields (toSatisfy's evidence), read
+   * anew each time since the assertion watches the screen change; never throws, as {@link pageSource}.
+   */
+  async pageNodes(): Promise<PageSourceReading<PageNode>> {
+    this.deadline.throwIfAborted();
+    const reading = await readPageSource(this.opened.pageSource, this.device, {
+      signal: this.deadline.signal,
+      parse: parsePageNodes,
+    });
+    this.deadline.throwIfAborted();
+    return reading;
+  }
+
   /**
    * Ask the model: the run's budget is claimed first (a {@link BudgetError} leaves the channel
    * unasked), then the call is counted, and what it cost is recorded whether it is answered or not.
@@ -173,7 +198,11 @@ export class Call {
 
   /** Report one failure image to the configured reporter; a failing reporter is noted, not thrown. */
   async report(role: Artifact["role"], data: Buffer, label: string = role): Promise<void> {
-    const subject = this.log.api === "tap" ? `tap-${slugify(this.subject, 40)}` : `screenshot-${this.subject}`;
+    const api = this.log.api;
+    const subject =
+      api === "tap" || api === "toSatisfy"
+        ? `${api === "tap" ? "tap" : "satisfy"}-${slugify(this.subject, 40)}`
+        : `screenshot-${this.subject}`;
     const name = redact(`${subject}__${this.deviceSlug}__${label}.png`);
     try {
       const where = await this.config.reportArtifact({
