@@ -151,7 +151,8 @@ export async function domPageSource(driver: Browser, platform: "android" | "ios"
           .trim();
       const isButton = (el: Element) => el.tagName === "BUTTON" || el.getAttribute("role") === "button";
       const field = (el: Element) =>
-        (el.tagName === "INPUT" && !["checkbox", "radio", "button", "submit"].includes((el as HTMLInputElement).type)) ||
+        (el.tagName === "INPUT" &&
+          !["checkbox", "radio", "button", "submit"].includes((el as HTMLInputElement).type)) ||
         el.tagName === "TEXTAREA"
           ? (el as HTMLInputElement)
           : null;

@@ -75,7 +75,8 @@ export function appiumAdapter(
                 return elementRects(driver, targets, { scale: last.device.scale, origin: last.tapOrigin });
               },
               async elementMatches(target) {
-                if (!last) throw new DeviceError("elementMatches before describe: the engine describes a session first.");
+                if (!last)
+                  throw new DeviceError("elementMatches before describe: the engine describes a session first.");
                 await assertNativeContext(driver, need);
                 return elementMatches(driver, target, { scale: last.device.scale, origin: last.tapOrigin });
               },

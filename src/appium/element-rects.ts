@@ -63,11 +63,7 @@ async function rectOf(driver: AppiumSession, target: ElementTarget, units: RectU
  * Every element `target` matches, in screenshot pixels (`toSatisfy`): a selector's through `$$`, an
  * element object itself (found again by its selector when it went stale).
  */
-export async function elementMatches(
-  driver: AppiumSession,
-  target: ElementTarget,
-  units: RectUnits,
-): Promise<Rect[]> {
+export async function elementMatches(driver: AppiumSession, target: ElementTarget, units: RectUnits): Promise<Rect[]> {
   const what = "selector" in target ? `the selector ${JSON.stringify(target.selector)}` : "the element";
   try {
     const held = "element" in target ? await resolved(target.element) : undefined;

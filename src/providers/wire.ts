@@ -67,7 +67,9 @@ export function wireSchemas(c: BoxConvention) {
     // No minimum/maximum keywords (Azure refuses them, KEYWORDS_NOT_EVERYWHERE): the contract checks 0-1.
     satisfy: z.object({
       reason: z.string().describe("One short sentence on what the evidence shows about the statement."),
-      probability: z.number().describe("How likely the statement holds, from 0 (certainly false) to 1 (certainly true)."),
+      probability: z
+        .number()
+        .describe("How likely the statement holds, from 0 (certainly false) to 1 (certainly true)."),
     }),
   } satisfies Record<AiKind, z.ZodType>;
 }

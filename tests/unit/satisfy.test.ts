@@ -163,7 +163,9 @@ describe.each(PLATFORMS)("toSatisfy on $name", ({ ai, script, source }) => {
     const { browser } = session();
     const failed = ai.expect(browser).toSatisfy("a refund is requested", { selector: "~order" });
     await expect(failed).rejects.toMatchObject({ code: "not-satisfied" });
-    await expect(failed).rejects.toThrow(/probability 0\.04.*the status reads as judged \(0\.04\).*Evidence [0-9a-f]{12}/s);
+    await expect(failed).rejects.toThrow(
+      /probability 0\.04.*the status reads as judged \(0\.04\).*Evidence [0-9a-f]{12}/s,
+    );
     const negated = await ai.expect(browser).not.toSatisfy("a refund is requested", { selector: "~order" });
     expect(negated).toMatchObject({ outcome: "replayed", aiCalls: 0 });
     expect(channel.count()).toBe(1);
@@ -172,9 +174,9 @@ describe.each(PLATFORMS)("toSatisfy on $name", ({ ai, script, source }) => {
   test(".not fails on a true statement", async () => {
     configure(() => 0.97);
     const { browser } = session();
-    await expect(
-      ai.expect(browser).not.toSatisfy("a refund is requested", { selector: "~order" }),
-    ).rejects.toThrow(/P\(false\) >= 0\.9/);
+    await expect(ai.expect(browser).not.toSatisfy("a refund is requested", { selector: "~order" })).rejects.toThrow(
+      /P\(false\) >= 0\.9/,
+    );
   });
 
   test("an uncertain probability fails both ways", async () => {
@@ -184,9 +186,9 @@ describe.each(PLATFORMS)("toSatisfy on $name", ({ ai, script, source }) => {
     await expect(ai.expect(browser).toSatisfy(statement, { selector: "~order" })).rejects.toThrow(/uncertain/);
     await expect(ai.expect(browser).not.toSatisfy(statement, { selector: "~order" })).rejects.toThrow(/uncertain/);
     // A lower threshold lets the same stored judgment pass.
-    await expect(ai.expect(browser).toSatisfy(statement, { selector: "~order", threshold: 0.5 })).resolves.toMatchObject(
-      { aiCalls: 0 },
-    );
+    await expect(
+      ai.expect(browser).toSatisfy(statement, { selector: "~order", threshold: 0.5 }),
+    ).resolves.toMatchObject({ aiCalls: 0 });
   });
 
   test("an evaluator failure fails under .not too, and stores nothing", async () => {
@@ -251,8 +253,15 @@ describe.each(PLATFORMS)("toSatisfy on $name", ({ ai, script, source }) => {
     const { browser } = session();
     const first = await ai.expect(browser).toSatisfy("a refund is requested", { selector: "~order" });
     const [file] = await storedFiles();
-    const key = path.relative(path.join(storageDir, "_ai_"), file!).split(path.sep).join("/").replace(/\.json$/, "");
-    const change = await revertValue(new FileStore(storageDir), key, { name: "reviewer", at: new Date().toISOString() });
+    const key = path
+      .relative(path.join(storageDir, "_ai_"), file!)
+      .split(path.sep)
+      .join("/")
+      .replace(/\.json$/, "");
+    const change = await revertValue(new FileStore(storageDir), key, {
+      name: "reviewer",
+      at: new Date().toISOString(),
+    });
     expect(change.action).toBe("deleted");
     const again = await ai.expect(browser).toSatisfy("a refund is requested", { selector: "~order" });
     expect(again).toMatchObject({ outcome: "learned", aiCalls: 1, evidenceHash: first.evidenceHash });

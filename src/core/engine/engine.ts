@@ -32,12 +32,7 @@ import { baselineKeyOf, runScreenshot } from "../flows/screenshot/baseline-kind.
 import { checkScreenshotInput } from "../flows/screenshot/input.js";
 import { InputError } from "../ground/errors.js";
 import type { ElementTarget } from "../device/description.js";
-import {
-  checkSatisfyInput,
-  runSatisfy,
-  type SatisfyOptions,
-  type SatisfyResult,
-} from "../flows/satisfy/satisfy.js";
+import { checkSatisfyInput, runSatisfy, type SatisfyOptions, type SatisfyResult } from "../flows/satisfy/satisfy.js";
 
 /** What `expect(driver)` returns. `.not` is deliberately not offered: a baseline records what should be there. */
 export interface ScreenshotMatchers {

@@ -141,7 +141,11 @@ interface Settings {
   minConfidence: number;
 }
 
-function answerLocally(request: Exclude<AiRequest, SatisfyRequest>, settings: Settings, signal: AbortSignal): Promise<Local<AiAnswer>> {
+function answerLocally(
+  request: Exclude<AiRequest, SatisfyRequest>,
+  settings: Settings,
+  signal: AbortSignal,
+): Promise<Local<AiAnswer>> {
   switch (request.kind) {
     case "locate":
       return locate(request, settings, signal);

@@ -20,7 +20,11 @@ const CLAUSE = new RegExp(
 /** The clauses of a statement ocr() can decide, or `undefined` when some part of it is not one. */
 export function textClauses(statement: string): TextClause[] | undefined {
   const clauses: TextClause[] = [];
-  for (const part of statement.trim().split(/\s+and\s+(?=(?:it\s+)?(?:does not |doesn't |do not |don't )?(?:contain|show|display|say|read|include|ha))/i)) {
+  for (const part of statement
+    .trim()
+    .split(
+      /\s+and\s+(?=(?:it\s+)?(?:does not |doesn't |do not |don't )?(?:contain|show|display|say|read|include|ha))/i,
+    )) {
     const m = CLAUSE.exec(part.trim());
     if (!m) return undefined;
     clauses.push({ text: m[2]!, absent: !!m[1] });

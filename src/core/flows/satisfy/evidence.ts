@@ -103,7 +103,9 @@ function lineOf(node: PageNode, platform: Platform, typed: readonly string[], in
   const { id, cls } = namesOf(node, platform);
   const role = (cls ?? "element").replace(/^(android\.(widget|view)\.|XCUIElementType)/, "");
   const texts = [...new Set(textsOf(node, platform, typed))].map((t) => JSON.stringify(t));
-  const states = Object.entries(node.states).map(([k, v]) => (v === "true" ? k : v === "false" ? `not ${k}` : `${k}=${v}`));
+  const states = Object.entries(node.states).map(([k, v]) =>
+    v === "true" ? k : v === "false" ? `not ${k}` : `${k}=${v}`,
+  );
   const id_ = id ? ` #${scrubTyped(id, typed)}` : "";
   return `${"  ".repeat(indent)}- ${role}${id_}${texts.length ? ` ${texts.join(" ")}` : ""}${states.length ? ` [${states.join(", ")}]` : ""}`;
 }
@@ -153,5 +155,8 @@ export function evidenceText(evidence: Evidence): string {
 
 /** The evidence text with every `ignore` match masked: what the hash covers. */
 export function maskedForHash(text: string, ignore: readonly RegExp[]): string {
-  return ignore.reduce((t, re) => t.replace(new RegExp(re.source, re.flags.includes("g") ? re.flags : `${re.flags}g`), "<ignored>"), text);
+  return ignore.reduce(
+    (t, re) => t.replace(new RegExp(re.source, re.flags.includes("g") ? re.flags : `${re.flags}g`), "<ignored>"),
+    text,
+  );
 }

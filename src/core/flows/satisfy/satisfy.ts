@@ -84,7 +84,9 @@ export function checkSatisfyInput(
   }
   const threshold = opts.threshold;
   if (threshold !== undefined && (typeof threshold !== "number" || !(threshold > 0 && threshold <= 1))) {
-    throw new InputError(`toSatisfy's threshold must be a number more than 0 and at most 1, e.g. 0.9; got ${String(threshold)}.`);
+    throw new InputError(
+      `toSatisfy's threshold must be a number more than 0 and at most 1, e.g. 0.9; got ${String(threshold)}.`,
+    );
   }
   if (opts.screenshot !== undefined && typeof opts.screenshot !== "boolean") {
     throw new InputError(`toSatisfy's screenshot must be true or false; got ${String(opts.screenshot)}.`);

@@ -87,7 +87,9 @@ async function imageOf(call: Call, shot: Rect, evidence: Evidence) {
   const raw = await decode(png);
   const local = (rects: Rect[]) => rects.map((r) => ({ ...r, x: r.x - shot.x, y: r.y - shot.y }));
   fillRects(raw, local(evidence.fields), MASK_GREY_BYTE);
-  const bars = whole ? systemBarMasks({ screen: { width: raw.width, height: raw.height }, insets: call.device.insets }) : [];
+  const bars = whole
+    ? systemBarMasks({ screen: { width: raw.width, height: raw.height }, insets: call.device.insets })
+    : [];
   return {
     png: evidence.fields.length ? await encodePng(raw) : png,
     fingerprint: pixelFingerprint(raw, [...bars, ...local(evidence.ignoredBounds)]),
