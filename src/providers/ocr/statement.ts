@@ -13,7 +13,7 @@ export interface TextClause {
 
 const VERBS = "contains?|shows?|displays?|says?|reads?|includes?|has the text|have the text";
 const CLAUSE = new RegExp(
-  `^(?:.*?\\s)?(does not |doesn't |do not |don't )?(?:${VERBS})\\s+(?:the text\\s+)?["\u201c]([^"\u201d]+)["\u201d]\\s*\\.?$`,
+  `^(?:.*?\\s)??(does not |doesn't |do not |don't )?(?:${VERBS})\\s+(?:the text\\s+)?["\u201c]([^"\u201d]+)["\u201d]\\s*\\.?$`,
   "i",
 );
 
