@@ -70,9 +70,13 @@ export async function elementMatches(driver: AppiumSession, target: ElementTarge
     let rects = held?.elementId ? [await measure(driver, held.elementId)].filter((r) => r !== null) : [];
     const selector = "selector" in target ? target.selector : held?.selector;
     if (!rects.length && typeof selector === "string") {
-      const found = driver.$$ ? ((await driver.$$(selector)) as unknown as FoundElement[]) : [];
-      const measured = await Promise.all(found.filter((e) => e.elementId).map((e) => measure(driver, e.elementId!)));
-      rects = measured.filter((r) => r !== null);
+      // WebdriverIO's element array makes filter and map asynchronous: read it as a plain iterable.
+      const found = driver.$$ ? ((await driver.$$(selector)) as unknown as Iterable<FoundElement>) : [];
+      rects = [];
+      for (const element of found) {
+        const rect = element.elementId ? await measure(driver, element.elementId) : null;
+        if (rect) rects.push(rect);
+      }
     }
     const origin = units.origin ?? { x: 0, y: 0 };
     return rects.map((r) => ({
