@@ -130,7 +130,7 @@ describe.each([pixel7, iphone15])("toSatisfy on $id", (profile) => {
     const { ai, driver } = await phone(profile);
     await expect(
       ai.expect(driver).toSatisfy("an item is listed", { selector: '[data-testid^="item-"]' }),
-    ).rejects.toThrow(/matches 2 elements/);
+    ).rejects.toThrow(/matches [2-9] elements/);
   });
 
   test("typed text never reaches a request, a stored judgment, the log or the report", async () => {
