@@ -13,6 +13,7 @@ import type { AiRequestOf } from "../../src/core/model/contract.js";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { revertValue } from "../../src/cli/review/actions.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
+import { runCli } from "../cli/run-cli.js";
 import {
   AppiumDriverDouble,
   asBrowser,
@@ -268,3 +269,22 @@ describe.each(PLATFORMS)("toSatisfy on $name", ({ ai, script, source }) => {
     expect(channel.count()).toBe(2);
   });
 });
+
+test("tapshot pending, show and accept list and review judgments", async () => {
+  configure(() => 0.95);
+  const driver = new AppiumDriverDouble({ ...PLATFORMS[0]!.script(), pageSource: androidSource("Refund requested") });
+  await android.expect(asBrowser(driver)).toSatisfy("a refund is requested", { selector: "~order" });
+  const where = ["--storage", storageDir];
+
+  const pending = await runCli(["pending", "--json", ...where]);
+  const listed = JSON.parse(pending.stdout) as { pending: { kind: string; statement: string; change: string }[] };
+  expect(listed.pending).toEqual([
+    expect.objectContaining({ kind: "judgment", statement: "a refund is requested", change: "new" }),
+  ]);
+  const shown = await runCli(["show", "a refund is requested", ...where]);
+  expect(shown.stdout).toMatch(/judgment "a refund is requested"[\s\S]*P\(true\)\s+0\.95/);
+  expect((await runCli(["accept", "a refund is requested", "--by", "reviewer", ...where])).code).toBe(0);
+  const [file] = await storedFiles();
+  expect(JSON.parse(await fs.readFile(file!, "utf8"))).toMatchObject({ review: { state: "accepted", by: "reviewer" } });
+  expect((await runCli(["pending", "--fail-on-pending", ...where])).code).toBe(0);
+}, 60_000);

@@ -107,7 +107,7 @@ function healCard(view: TapView | BaselineView, now: number): string {
       labels: { expected: "before", actual: "after", diff: "diff" },
     });
   }
-  const title = entry.kind === "tap" ? `tap "${entry.subject}"` : `baseline "${entry.subject}"`;
+  const title = `${entry.kind} "${entry.subject}"`;
   return `<article class="card heal" data-testid="heal" data-kind="${entry.kind}" data-subject="${esc(entry.subject)}" data-device="${esc(entry.device)}">
   <h4>${esc(title)} ${view.healedInLastRun ? badge("healed") + ' <span class="meta">in the last run</span>' : ""}${pending(r)}</h4>
   <div class="meta">${esc(entry.platform)} · ${esc(entry.device)} · healed ${when(r.storedAt, now)} by <span class="mono">${esc(r.model)}</span></div>

@@ -116,6 +116,6 @@ export async function revertValue(store: Store, key: string, by: ReviewBy, seen?
 }
 
 /** A heal keeps the value's creation time; a learn (even one replacing another screen's value) sets it anew. */
-export function isHeal(record: TapRecord | BaselineRecord): boolean {
+export function isHeal(record: { previous?: unknown; createdAt: string; storedAt: string }): boolean {
   return record.previous !== undefined && record.createdAt !== record.storedAt;
 }
