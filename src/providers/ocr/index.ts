@@ -119,7 +119,7 @@ export function ocr(options: OcrOptions = {}): AiChannel {
   return {
     async request(request: AiRequest, requestOptions: AiRequestOptions): Promise<AiAnswer> {
       if (request.kind === "satisfy") {
-        const decided = satisfy(request);
+        const decided = await satisfy(request, settings, requestOptions.signal);
         if (decided) return decided;
         if (fallback) return fallback.request(request, requestOptions);
         throw new InputError(
@@ -283,11 +283,19 @@ async function judge(request: JudgeRequest, settings: Settings, signal: AbortSig
   return { answer: { accept: true, reason, model: OCR_MODEL }, declined: false };
 }
 
-/** A statement about quoted text, decided from the evidence's text; `undefined` for any other statement. */
-function satisfy(request: SatisfyRequest): SatisfyAnswer | undefined {
+/**
+ * A statement about quoted text, decided from the evidence's text and, when an image came with it,
+ * the text read off that image; `undefined` for any other statement.
+ */
+async function satisfy(
+  request: SatisfyRequest,
+  settings: Settings,
+  signal: AbortSignal,
+): Promise<SatisfyAnswer | undefined> {
   const clauses = textClauses(request.statement);
   if (!clauses) return undefined;
-  const { holds, reason } = decideClauses(clauses, request.evidence);
+  const read = request.screen ? (await readScreen(request.screen, settings, signal)).lines.map((l) => l.text) : [];
+  const { holds, reason } = decideClauses(clauses, [request.evidence, ...read].join("\n"));
   return { probability: holds ? 1 : 0, reason, model: OCR_MODEL };
 }
 

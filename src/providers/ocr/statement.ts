@@ -1,8 +1,8 @@
 /*
  * The `satisfy` statements `ocr()` decides without a model: each clause names quoted text that the
  * evidence's text must (or must not) contain, e.g. `contains "Refund requested"`, `the total shows
- * "$19.99"`, `does not show "Error"`, joined by "and". The evidence is already text (the page
- * source), so nothing is read off pixels; anything else is refused (docs/providers.md, "Local OCR").
+ * "$19.99"`, `does not show "Error"`, joined by "and". The evidence is text (the page source), plus
+ * what OCR reads off an image sent with it; anything else is refused (docs/providers.md, "Local OCR").
  */
 
 /** One clause: the quoted text and whether it must be absent. */
@@ -42,10 +42,10 @@ export function decideClauses(clauses: TextClause[], evidence: string): { holds:
     if (found === clause.absent) {
       return {
         holds: false,
-        reason: `the text judged ${found ? "contains" : "does not contain"} "${clause.text}" (ocr compared text only).`,
+        reason: `the text judged ${found ? "contains" : "does not contain"} "${clause.text}" (ocr compares text only).`,
       };
     }
   }
   const listed = clauses.map((c) => `${c.absent ? "no " : ""}"${c.text}"`).join(", ");
-  return { holds: true, reason: `the text judged has ${listed} (ocr compared text only).` };
+  return { holds: true, reason: `the text judged has ${listed} (ocr compares text only).` };
 }

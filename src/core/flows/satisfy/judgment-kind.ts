@@ -105,6 +105,8 @@ function judgmentKind(
 
 /** The text judged, quoted and cut, for messages (typed text is never in it). */
 export function textJudged(snapshot: Snapshot, max = 300): string {
-  const text = snapshot.evidence.text.map((t) => JSON.stringify(t)).join(" ") || "(no text)";
+  const text =
+    snapshot.evidence.text.map((t) => JSON.stringify(t)).join(" ") ||
+    (snapshot.image ? "(no text: judged from the image)" : "(no text)");
   return text.length > max ? `${text.slice(0, max)}...` : text;
 }

@@ -55,16 +55,25 @@ export async function readSnapshot(call: Call, params: SnapshotParams): Promise<
     if (shot.width < 1 || shot.height < 1) return { state: "waiting", why: "the element lies off the screen" };
   }
   const reading = await call.pageNodes();
-  if ("skipped" in reading) return { state: "waiting", why: `no accessibility tree: ${reading.skipped}` };
-  const nodes = reading.elements;
+  // A session with no page source at all (a web view's adapter, say) is judged from its image alone;
+  // a read that failed this time is looked at again.
+  if ("skipped" in reading && !reading.absent) {
+    return { state: "waiting", why: `no accessibility tree: ${reading.skipped}` };
+  }
+  const nodes = "skipped" in reading ? [] : reading.elements;
   const root = params.target ? nodeAt(nodes, shot) : undefined;
-  if (params.target && root === undefined) return { state: "waiting", why: "the element is not in the page source" };
-  const evidence = buildEvidence(subtree(nodes, root), {
+  if (params.target && nodes.length && root === undefined) {
+    return { state: "waiting", why: "the element is not in the page source" };
+  }
+  const evidence = buildEvidence(nodes.length ? subtree(nodes, root) : [], {
     platform: call.device.platform,
     typed: typedValues(nodes, call.device.platform),
     ignore: params.ignore,
   });
-  const wantsImage = params.target ? (params.screenshot ?? evidence.text.length === 0) : params.screenshot !== false;
+  if (!nodes.length)
+    Object.assign(evidence, { tree: undefined, treeLeftOut: "this device session has no page source" });
+  const wantsImage =
+    !nodes.length || (params.target ? (params.screenshot ?? evidence.text.length === 0) : params.screenshot !== false);
   const image = wantsImage ? await imageOf(call, shot, evidence) : undefined;
   if (image?.empty && params.target && evidence.text.length === 0) {
     return { state: "waiting", why: "the element is empty: no text, and its crop is one flat colour" };
