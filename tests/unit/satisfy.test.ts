@@ -288,3 +288,61 @@ test("tapshot pending, show and accept list and review judgments", async () => {
   expect(JSON.parse(await fs.readFile(file!, "utf8"))).toMatchObject({ review: { state: "accepted", by: "reviewer" } });
   expect((await runCli(["pending", "--fail-on-pending", ...where])).code).toBe(0);
 }, 60_000);
+
+describe("toSatisfy watches the element", () => {
+  const order = { x: 0, y: 300, width: 1080, height: 600 };
+
+  test("a missing element is waited for; one that never comes fails saying so", async () => {
+    const channel = configure(() => 0.95);
+    const driver = new AppiumDriverDouble({ ...uiautomator2Script(), pageSource: androidSource("Refund requested") });
+    setTimeout(() => (driver.script.elements = { "~order": order }), 600);
+    await expect(
+      android.expect(asBrowser(driver)).toSatisfy("a refund is requested", { selector: "~order" }),
+    ).resolves.toMatchObject({ outcome: "learned" });
+    await expect(
+      android.expect(asBrowser(driver)).toSatisfy("a refund is requested", { selector: "~missing", timeout: 1500 }),
+    ).rejects.toMatchObject({ code: "not-found", message: expect.stringMatching(/matches no element/) });
+    expect(channel.count()).toBe(1);
+  });
+
+  test("a passing judgment counts only if the text reads the same again; each snapshot is judged once", async () => {
+    const channel = configure((r) => (r.evidence.includes("Refund requested") ? 0.95 : 0.05));
+    const script = { ...uiautomator2Script(), elements: { "~order": order } };
+    let reads = 0;
+    // The status changes right after the first read: the first snapshot's pass is not accepted.
+    Object.defineProperty(script, "pageSource", {
+      get: () => androidSource(++reads === 1 ? "Refund requested" : "Refund cancelled"),
+    });
+    const driver = new AppiumDriverDouble(script);
+    await expect(
+      android.expect(asBrowser(driver)).toSatisfy("a refund is requested", { selector: "~order" }),
+    ).rejects.toThrow(/probability 0\.05.*"Refund cancelled"/s);
+    expect(channel.count()).toBe(2);
+    expect(reads).toBeGreaterThan(3);
+  });
+
+  test("its model calls count against maxAiCalls and are recorded with their kind", async () => {
+    const channel = configure(() => 0.95);
+    const results = path.join(storageDir, "results");
+    configureAi({ channel, storageDir, resultsDir: results, log: false, maxAiCalls: 1 });
+    const driver = new AppiumDriverDouble({
+      ...uiautomator2Script(),
+      pageSource: androidSource("Refund requested"),
+      elements: { "~order": order },
+    });
+    await android.expect(asBrowser(driver)).toSatisfy("a refund is requested", { selector: "~order" });
+    await expect(
+      android.expect(asBrowser(driver)).toSatisfy("the refund is for shoes", { selector: "~order" }),
+    ).rejects.toMatchObject({ code: "budget" });
+    expect(channel.count()).toBe(1);
+    const [run] = await fs.readdir(results);
+    const entries = (await fs.readFile(path.join(results, run!, "calls.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as LogEntry);
+    expect(entries.map((e) => [e.api, e.prompt, e.outcome, e.modelCalls?.map((c) => c.kind)])).toEqual([
+      ["toSatisfy", "a refund is requested", "learned", ["satisfy"]],
+      ["toSatisfy", "the refund is for shoes", "failed", undefined],
+    ]);
+  });
+});
