@@ -106,8 +106,10 @@ function lineOf(node: PageNode, platform: Platform, typed: readonly string[], in
   const states = Object.entries(node.states).map(([k, v]) =>
     v === "true" ? k : v === "false" ? `not ${k}` : `${k}=${v}`,
   );
-  const id_ = id ? ` #${scrubTyped(id, typed)}` : "";
-  return `${"  ".repeat(indent)}- ${role}${id_}${texts.length ? ` ${texts.join(" ")}` : ""}${states.length ? ` [${states.join(", ")}]` : ""}`;
+  const idPart = id ? ` #${scrubTyped(id, typed)}` : "";
+  const textPart = texts.length ? ` ${texts.join(" ")}` : "";
+  const statePart = states.length ? ` [${states.join(", ")}]` : "";
+  return `${"  ".repeat(indent)}- ${role}${idPart}${textPart}${statePart}`;
 }
 
 /** Options of {@link buildEvidence}. */
@@ -117,6 +119,8 @@ export interface EvidenceOptions {
   typed: readonly string[];
   /** `ignore` patterns: text they match is masked in the hash. */
   ignore: readonly RegExp[];
+  /** Why there is no tree at all (the session serves no page source): then the text is empty too. */
+  noTree?: string;
 }
 
 /** The evidence of `scope` (an element's subtree, or the screen). */
@@ -129,7 +133,8 @@ export function buildEvidence(scope: PageNode[], options: EvidenceOptions): Evid
   const base = scope[0]?.depth ?? 0;
   let tree: string | undefined = scope.map((n) => lineOf(n, platform, typed, n.depth - base)).join("\n");
   let treeLeftOut: string | undefined;
-  if (tree.length > MAX_TREE_CHARS) treeLeftOut = `the tree has ${tree.length} characters, over ${MAX_TREE_CHARS}`;
+  if (options.noTree) treeLeftOut = options.noTree;
+  else if (tree.length > MAX_TREE_CHARS) treeLeftOut = `the tree has ${tree.length} characters, over ${MAX_TREE_CHARS}`;
   else if (typed.some((v) => v.length >= MIN_SUBSTRING && tree!.toLowerCase().includes(v.toLowerCase()))) {
     treeLeftOut = "a typed value would still appear in it";
   }

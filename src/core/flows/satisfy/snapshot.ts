@@ -69,9 +69,8 @@ export async function readSnapshot(call: Call, params: SnapshotParams): Promise<
     platform: call.device.platform,
     typed: typedValues(nodes, call.device.platform),
     ignore: params.ignore,
+    ...(nodes.length ? {} : { noTree: "this device session has no page source" }),
   });
-  if (!nodes.length)
-    Object.assign(evidence, { tree: undefined, treeLeftOut: "this device session has no page source" });
   const wantsImage =
     !nodes.length || (params.target ? (params.screenshot ?? evidence.text.length === 0) : params.screenshot !== false);
   const image = wantsImage ? await imageOf(call, shot, evidence) : undefined;
