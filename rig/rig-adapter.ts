@@ -5,6 +5,8 @@
 import type { Browser } from "webdriverio";
 import {
   DeviceError,
+  elementDriver,
+  elementMatches,
   elementRects,
   imageSize,
   swipeActions,
@@ -54,6 +56,7 @@ export async function readViewport(driver: Browser): Promise<Viewport> {
 export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
   return {
     platform: profile.platform,
+    driverOf: elementDriver,
     open(driver): DeviceSession {
       if (!isBrowser(driver)) {
         throw new DeviceError(
@@ -98,6 +101,10 @@ export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
           const scroll = await driver.execute(() => ({ x: -window.scrollX, y: -window.scrollY }));
           return elementRects(driver, targets, { scale, origin: scroll });
         },
+        async elementMatches(target) {
+          const scroll = await driver.execute(() => ({ x: -window.scrollX, y: -window.scrollY }));
+          return elementMatches(driver, target, { scale, origin: scroll });
+        },
         async tap(point: Point) {
           await touchTap(driver, Math.round(point.x / scale), Math.round(point.y / scale));
         },
@@ -126,6 +133,10 @@ export async function touchTap(driver: Browser, x: number, y: number): Promise<v
  * `data-testid` plays the resource-id / accessibility id (as React Native's testID does on
  * phones), `aria-label` the content-desc / label, and an element the browser does not render
  * visibly (`checkVisibility` with `visibility: hidden`) is `displayed="false"` / `visible="false"`.
+ * An `<input>` or `<textarea>` is the platform's text field (`android.widget.EditText` with the typed
+ * text in `text`; `XCUIElementTypeTextField` with it in `value`), a checkbox serves `checked`, and
+ * every element `enabled` (false when disabled) and, on Android, `selected` (`aria-selected`), as
+ * UiAutomator2 and XCUITest serve them.
  */
 export async function domPageSource(driver: Browser, platform: "android" | "ios", scale: number): Promise<string> {
   return driver.execute(
@@ -139,30 +150,60 @@ export async function domPageSource(driver: Browser, platform: "android" | "ios"
           .join("")
           .trim();
       const isButton = (el: Element) => el.tagName === "BUTTON" || el.getAttribute("role") === "button";
+      const field = (el: Element) =>
+        (el.tagName === "INPUT" &&
+          !["checkbox", "radio", "button", "submit"].includes((el as HTMLInputElement).type)) ||
+        el.tagName === "TEXTAREA"
+          ? (el as HTMLInputElement)
+          : null;
+      const checkbox = (el: Element) =>
+        el.tagName === "INPUT" && ["checkbox", "radio"].includes((el as HTMLInputElement).type)
+          ? (el as HTMLInputElement)
+          : null;
       const walk = (el: Element): string => {
         const r = el.getBoundingClientRect();
         const children = Array.from(el.children).map(walk).join("");
         if (r.width <= 0 || r.height <= 0) return children;
         const id = el.id || (el.getAttribute("data-testid") ?? "");
         const label = el.getAttribute("aria-label") ?? "";
-        const text = ownText(el);
+        const typed = field(el);
+        const box = checkbox(el);
+        const text = typed ? typed.value : ownText(el);
         const shown = el.checkVisibility({ visibilityProperty: true });
+        const enabled = !(el as HTMLButtonElement).disabled;
+        const checked = box ? ` checkable="true" checked="${box.checked}"` : "";
         if (platform === "android") {
-          const cls = isButton(el) ? "android.widget.Button" : text ? "android.widget.TextView" : "android.view.View";
+          const cls = typed
+            ? "android.widget.EditText"
+            : box
+              ? "android.widget.CheckBox"
+              : isButton(el)
+                ? "android.widget.Button"
+                : text
+                  ? "android.widget.TextView"
+                  : "android.view.View";
           const px = (v: number) => Math.round(v * scale);
           const bounds = `[${px(r.left)},${px(r.top)}][${px(r.right)},${px(r.bottom)}]`;
+          const selected = el.getAttribute("aria-selected") === "true";
           return (
             `<node class="${cls}" resource-id="${esc(id)}" text="${esc(text)}" content-desc="${esc(label)}" ` +
-            `displayed="${shown}" bounds="${bounds}">${children}</node>`
+            `displayed="${shown}" enabled="${enabled}" selected="${selected}"${checked} bounds="${bounds}">` +
+            `${children}</node>`
           );
         }
-        const type = isButton(el)
-          ? "XCUIElementTypeButton"
-          : text
-            ? "XCUIElementTypeStaticText"
-            : "XCUIElementTypeOther";
+        const type = typed
+          ? "XCUIElementTypeTextField"
+          : box
+            ? "XCUIElementTypeSwitch"
+            : isButton(el)
+              ? "XCUIElementTypeButton"
+              : text
+                ? "XCUIElementTypeStaticText"
+                : "XCUIElementTypeOther";
+        const value = typed ? typed.value : box ? (box.checked ? "1" : "0") : "";
         return (
-          `<${type} type="${type}" name="${esc(id)}" label="${esc(label || text)}" ` +
+          `<${type} type="${type}" name="${esc(id)}" label="${esc(typed || box ? label : label || text)}" ` +
+          `value="${esc(value)}" enabled="${enabled}" ` +
           `x="${Math.round(r.left)}" y="${Math.round(r.top)}" width="${Math.round(r.width)}" ` +
           `height="${Math.round(r.height)}" visible="${shown}">${children}</${type}>`
         );

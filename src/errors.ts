@@ -13,6 +13,7 @@ export {
   VerifyFailedError,
   ReplayMismatchError,
   ScreenshotMismatchError,
+  NotSatisfiedError,
   RejectedError,
   StoreError,
   TimeoutError,

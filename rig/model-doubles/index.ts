@@ -30,4 +30,5 @@ export type {
   Knowledge,
   LocateResult,
   ReceivedRequest,
+  SatisfyResult,
 } from "./knowledge.js";

@@ -51,6 +51,12 @@ export interface CompareResult {
   varying?: Box[];
 }
 
+/** A `satisfy` answer: how likely the statement holds, 0-1. */
+export interface SatisfyResult {
+  probability: number;
+  reason?: string;
+}
+
 type MaybePromise<T> = T | Promise<T>;
 
 /**
@@ -66,10 +72,12 @@ export interface Knowledge {
     prompt: string,
     images: { screen: ImageFrame; baseline: ImageFrame; diff: ImageFrame },
   ): MaybePromise<CompareResult>;
+  /** `evidence` is the text of the request's `<snapshot>` block; `image` the screen or crop, when one was sent. */
+  satisfy?(statement: string, evidence: string, image: ImageFrame | undefined): MaybePromise<SatisfyResult>;
 }
 
 /** Request kinds, as the double infers them from the answer schema in the request. */
-export type Kind = "locate" | "check" | "judge" | "compare";
+export type Kind = "locate" | "check" | "judge" | "compare" | "satisfy";
 
 /** Something to do instead of answering, for the next request(s). */
 export type Fault =
@@ -103,6 +111,8 @@ export interface ReceivedRequest {
   text: string;
   /** The user's text from the tagged block (`<target>`, `<statement>`, `<expected>`), unescaped. */
   userText: string | undefined;
+  /** For `satisfy`: the evidence in the `<snapshot>` block, unescaped. */
+  snapshot?: string;
   /** For a refinement pass: the crop's region of the whole screenshot. */
   crop?: { x: number; y: number; width: number; height: number; ofWidth: number; ofHeight: number };
   /** Which fault, if any, answered this request. */
@@ -121,6 +131,7 @@ export function kindOfSchema(schema: unknown): Kind | undefined {
   if (props.includes("pass")) return "check";
   if (props.includes("accept")) return "judge";
   if (props.includes("realChange")) return "compare";
+  if (props.includes("probability")) return "satisfy";
   return undefined;
 }
 
@@ -147,6 +158,7 @@ export async function interpret(
   // The provider escapes user text, so a block's content never holds "<"; the instructions'
   // own mentions of "<target>" are not blocks.
   const tagged = /<(target|statement|expected)>([^<]*)<\/\1>/.exec(text);
+  const snapshot = /<snapshot>([^<]*)<\/snapshot>/.exec(text);
   const crop =
     /<crop_region x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)" of_width="(\d+)" of_height="(\d+)"\/>/.exec(text);
   return {
@@ -154,6 +166,7 @@ export async function interpret(
     images,
     text,
     userText: tagged ? unescape(tagged[2]!) : undefined,
+    ...(snapshot ? { snapshot: unescape(snapshot[1]!) } : {}),
     ...(crop
       ? {
           crop: {
@@ -252,6 +265,15 @@ export async function answerFromKnowledge(knowledge: Knowledge, request: Receive
         fields: { reason: r.reason ?? "double: compare", realChange: r.realChange },
         varying: r.varying ?? [],
         frame: screen,
+      };
+    }
+    case "satisfy": {
+      if (!knowledge.satisfy) throw new NoKnowledgeError("no satisfy knowledge");
+      const screen = named("screen");
+      const r = await knowledge.satisfy(text, request.snapshot ?? "", screen ? frameOf(screen) : undefined);
+      return {
+        fields: { reason: r.reason ?? "double: satisfy", probability: r.probability },
+        frame: screen ?? { width: 1, height: 1 },
       };
     }
     default:

@@ -139,6 +139,7 @@ export async function startOpenAiDouble(knowledge: Knowledge, options: OpenAiDou
     if (kind === "locate") return JSON.stringify({ reason, found: false, bbox_2d: null });
     if (kind === "check") return JSON.stringify({ reason, pass: false });
     if (kind === "judge") return JSON.stringify({ reason, accept: false, varying: [] });
+    if (kind === "satisfy") return JSON.stringify({ reason, probability: 0.5 });
     return JSON.stringify({ reason, realChange: true, varying: [] });
   };
   const completion = (

@@ -18,7 +18,7 @@ import { envDefaultChannel } from "../providers/env.js";
 registerDefaultChannel(envDefaultChannel());
 
 export { createPlatformApi } from "../core/engine/engine.js";
-export type { PlatformApi, ScreenshotMatchers } from "../core/engine/engine.js";
+export type { PlatformApi, ScreenshotMatchers, SatisfyMatchers, Matchers } from "../core/engine/engine.js";
 export type {
   AdapterNote,
   DescribedDevice,
@@ -40,6 +40,8 @@ export type {
   ScreenshotOptions,
   MaskEntry,
   ScreenshotResult,
+  SatisfyOptions,
+  SatisfyResult,
   ScrollOptions,
   SettleOptions,
   FullPageOptions,
@@ -49,6 +51,8 @@ export {
   appiumAdapter,
   assertAppiumSession,
   capability,
+  elementDriver,
+  elementMatches,
   elementRects,
   orientationOf,
   performSwipe,

@@ -7,9 +7,9 @@
  * await ai.expect(driver).toMatchScreenshot("cart-page", "the cart with 2 items; prices may differ");
  * ```
  */
-import type { Browser } from "webdriverio";
+import type { Browser, ChainablePromiseElement } from "webdriverio";
 import { registerDefaultChannel } from "../core/config/config.js";
-import { createPlatformApi, type ScreenshotMatchers } from "../core/engine/engine.js";
+import { createPlatformApi, type Matchers } from "../core/engine/engine.js";
 import type { TapOptions, TapResult } from "../core/engine/options.js";
 import { envDefaultChannel } from "../providers/env.js";
 import { androidAdapter } from "./adapter.js";
@@ -24,8 +24,12 @@ const api = createPlatformApi(androidAdapter);
  */
 export const tap: (driver: Browser, prompt: string, options?: TapOptions) => Promise<TapResult> = api.tap;
 
-/** `expect(driver).toMatchScreenshot(name, prompt, options?)`: per-device baselines judged by the model once. */
-export const expect: (driver: Browser) => ScreenshotMatchers = api.expect;
+/**
+ * `expect(driver).toMatchScreenshot(name, prompt, options?)`: per-device baselines judged by the model once.
+ * `expect(driver | element).toSatisfy(statement, options?)` and `.not.toSatisfy`: semantic assertions, judged
+ * once per distinct snapshot and replayed without a model (docs/api.md, "Semantic assertions").
+ */
+export const expect: (subject: Browser | WebdriverIO.Element | ChainablePromiseElement) => Matchers = api.expect;
 
 export type {
   TapOptions,
@@ -38,6 +42,8 @@ export type {
   SettleOptions,
   FullPageOptions,
   ScrollDirection,
+  SatisfyOptions,
+  SatisfyResult,
 } from "../core/engine/options.js";
-export type { ScreenshotMatchers } from "../core/engine/engine.js";
+export type { ScreenshotMatchers, SatisfyMatchers, Matchers } from "../core/engine/engine.js";
 export * from "../errors.js";

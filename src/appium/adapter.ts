@@ -3,7 +3,7 @@ import type { AdapterNote, DescribedDevice, DeviceAdapter, DeviceSession } from 
 import { DeviceError } from "../core/ground/errors.js";
 import { contains, type Point, type Rect } from "../core/ground/geometry.js";
 import { performSwipe, performTap, toTapUnits } from "./actions.js";
-import { elementRects } from "./element-rects.js";
+import { elementDriver, elementMatches, elementRects } from "./element-rects.js";
 import { takePng } from "./readings.js";
 import {
   assertAppiumSession,
@@ -52,6 +52,7 @@ export function appiumAdapter(
 ): DeviceAdapter {
   return {
     platform: need.platform,
+    driverOf: elementDriver,
     open(driver): DeviceSession {
       assertAppiumSession(driver, need);
       // What the last describe read; a tap uses the bounds read for the device it was given.
@@ -72,6 +73,12 @@ export function appiumAdapter(
                 if (!last) throw new DeviceError("elementRects before describe: the engine describes a session first.");
                 await assertNativeContext(driver, need);
                 return elementRects(driver, targets, { scale: last.device.scale, origin: last.tapOrigin });
+              },
+              async elementMatches(target) {
+                if (!last)
+                  throw new DeviceError("elementMatches before describe: the engine describes a session first.");
+                await assertNativeContext(driver, need);
+                return elementMatches(driver, target, { scale: last.device.scale, origin: last.tapOrigin });
               },
             }
           : {}),

@@ -59,6 +59,53 @@ async function rectOf(driver: AppiumSession, target: ElementTarget, units: RectU
   }
 }
 
+/**
+ * Every element `target` matches, in screenshot pixels (`toSatisfy`): a selector's through `$$`, an
+ * element object itself (found again by its selector when it went stale).
+ */
+export async function elementMatches(driver: AppiumSession, target: ElementTarget, units: RectUnits): Promise<Rect[]> {
+  const what = "selector" in target ? `the selector ${JSON.stringify(target.selector)}` : "the element";
+  try {
+    const held = "element" in target ? await resolved(target.element) : undefined;
+    let rects = held?.elementId ? [await measure(driver, held.elementId)].filter((r) => r !== null) : [];
+    const selector = "selector" in target ? target.selector : held?.selector;
+    if (!rects.length && typeof selector === "string") {
+      // WebdriverIO's element array makes filter and map asynchronous: read it as a plain iterable.
+      const found = driver.$$ ? ((await driver.$$(selector)) as unknown as Iterable<FoundElement>) : [];
+      rects = [];
+      for (const element of found) {
+        const rect = element.elementId ? await measure(driver, element.elementId) : null;
+        if (rect) rects.push(rect);
+      }
+    }
+    const origin = units.origin ?? { x: 0, y: 0 };
+    return rects.map((r) => ({
+      x: (r.x + origin.x) * units.scale,
+      y: (r.y + origin.y) * units.scale,
+      width: r.width * units.scale,
+      height: r.height * units.scale,
+    }));
+  } catch (error) {
+    throw new DeviceError(`Finding ${what} failed: ${errorText(error)}`, { cause: error });
+  }
+}
+
+/**
+ * The driver a WebdriverIO element belongs to: its `parent`, followed up through elements found
+ * inside elements; `undefined` when `value` is no element.
+ */
+export function elementDriver(value: unknown): object | undefined {
+  let at: unknown = value;
+  for (let depth = 0; depth < 32; depth++) {
+    const element = at as { elementId?: unknown; parent?: unknown } | null;
+    if (!element || typeof element !== "object" || typeof element.elementId !== "string") {
+      return depth > 0 && element && typeof element === "object" ? element : undefined;
+    }
+    at = element.parent;
+  }
+  return undefined;
+}
+
 /** The element id `driver.$(selector)` finds, `undefined` when none matches. */
 async function find(driver: AppiumSession, selector: string): Promise<string | undefined> {
   const found = (await driver.$!(selector)) as unknown as FoundElement;

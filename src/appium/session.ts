@@ -20,6 +20,8 @@ export type AppiumSession = Pick<
   getAppiumContext?(): Promise<unknown>;
   /** Finds an element (`toMatchScreenshot`'s selector masks); a session without it has no element masks. */
   $?: Browser["$"];
+  /** Finds every element a selector matches (`toSatisfy` refuses several). */
+  $$?: Browser["$$"];
   /** W3C `GET /element/{id}/rect`, in tap units from the app window's origin. */
   getElementRect?: Browser["getElementRect"];
 };

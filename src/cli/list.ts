@@ -1,6 +1,6 @@
 /** `tapshot list`: stored taps and baselines per platform and device, with age, last heal and last use. */
 import { printJson, printLines, age, clip, table } from "./format.js";
-import { allEntries, type StoreModel } from "./model.js";
+import { allEntries, type StoreEntry, type StoreModel } from "./model.js";
 import { entryJson, matchesFilter, type EntryFilter } from "./select.js";
 import { reviewOf } from "../core/store/records.js";
 
@@ -15,14 +15,17 @@ export function runList(model: StoreModel, options: ListOptions): number {
       storage: model.root,
       taps: entries.filter((e) => e.kind === "tap").map(entryJson),
       baselines: entries.filter((e) => e.kind === "baseline").map(entryJson),
+      judgments: entries.filter((e) => e.kind === "judgment").map(entryJson),
       invalid: model.invalid,
     });
     return 0;
   }
-  const taps = entries.filter((e) => e.kind === "tap").length;
+  const count = (kind: StoreEntry["kind"]) => entries.filter((e) => e.kind === kind).length;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const judgments = count("judgment");
   const lines = [
-    `${model.root}: ${taps} tap${taps === 1 ? "" : "s"}, ${entries.length - taps} baseline` +
-      `${entries.length - taps === 1 ? "" : "s"}` +
+    `${model.root}: ${plural(count("tap"), "tap")}, ${plural(count("baseline"), "baseline")}` +
+      (judgments ? `, ${plural(judgments, "judgment")}` : "") +
       (model.invalid.length ? `, ${model.invalid.length} invalid` : ""),
   ];
   const groups = new Map<string, typeof entries>();

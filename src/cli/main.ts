@@ -43,7 +43,7 @@ function version(): string {
 interface FilterFlags {
   platform?: Platform;
   device?: string[];
-  kind?: "tap" | "baseline";
+  kind?: "tap" | "baseline" | "judgment";
 }
 
 function withCommon(command: Command, json = true): Command {
@@ -59,7 +59,9 @@ function withFilters(command: Command): Command {
   return command
     .option("--platform <platform>", "only android or ios", parsePlatform)
     .option("--device <slug>", "only this device slug, e.g. google-pixel-7_14 (repeatable)", collect)
-    .addOption(new Option("--kind <kind>", "only taps or baselines").choices(["tap", "baseline"]));
+    .addOption(
+      new Option("--kind <kind>", "only taps, baselines or judgments").choices(["tap", "baseline", "judgment"]),
+    );
 }
 
 function common(options: Partial<CommonOptions>): CommonOptions {

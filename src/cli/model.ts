@@ -9,9 +9,11 @@ import { FileStore } from "../core/store/file-store.js";
 import type { Store } from "../core/store/store.js";
 import {
   BaselineRecordSchema,
+  JudgmentRecordSchema,
   readRecord,
   TapRecordSchema,
   type BaselineRecord,
+  type JudgmentRecord,
   type TapRecord,
 } from "../core/store/records.js";
 import { indexCalls, lastUsed } from "./usage.js";
@@ -56,8 +58,16 @@ export interface BaselineEntry extends EntryBase {
   record: BaselineRecord;
 }
 
-/** A stored record of either kind. */
-export type StoreEntry = TapEntry | BaselineEntry;
+/** A stored judgment of `toSatisfy` (docs/storage.md, "Judgments"). */
+export interface JudgmentEntry extends EntryBase {
+  kind: "judgment";
+  /** The statement judged. */
+  subject: string;
+  record: JudgmentRecord;
+}
+
+/** A stored record of any kind. */
+export type StoreEntry = TapEntry | BaselineEntry | JudgmentEntry;
 
 /** A file under `_ai_/` that is not a readable record. */
 export interface InvalidEntry {
@@ -75,6 +85,7 @@ export interface StoreModel {
   root: string;
   taps: TapEntry[];
   baselines: BaselineEntry[];
+  judgments: JudgmentEntry[];
   invalid: InvalidEntry[];
 }
 
@@ -95,6 +106,7 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
     root,
     taps: [],
     baselines: [],
+    judgments: [],
     // Links below _ai_/ are never followed: they are shown as invalid, so prune never reaches through them.
     invalid: [...scan.skipped],
   };
@@ -107,9 +119,11 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
     const platform = PlatformSchema.safeParse(parts[1]);
     const isTap = parts[0] === "taps" && parts.length === 4;
     const isBaseline = parts[0] === "screenshots" && parts.length === 4;
-    if ((!isTap && !isBaseline) || !platform.success) {
+    const isJudgment = parts[0] === "judgments" && parts.length === 4;
+    if ((!isTap && !isBaseline && !isJudgment) || !platform.success) {
       invalid(
-        "not where a record belongs: use taps/<platform>/<device>/<prompt>.json or screenshots/<platform>/<name>/<device>.json",
+        "not where a record belongs: use taps/<platform>/<device>/<prompt>.json, " +
+          "screenshots/<platform>/<name>/<device>.json or judgments/<platform>/<device>/<statement>.json",
       );
       continue;
     }
@@ -117,15 +131,17 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
     try {
       stored = isTap
         ? await readRecord(store, key, TapRecordSchema)
-        : await readRecord(store, key, BaselineRecordSchema);
+        : isJudgment
+          ? await readRecord(store, key, JudgmentRecordSchema)
+          : await readRecord(store, key, BaselineRecordSchema);
     } catch (error) {
       invalid((error as Error).message);
       continue;
     }
     if (!stored) continue; // removed while listing
     const record = stored.record;
-    const device = isTap ? parts[2]! : parts[3]!;
-    const subject = record.kind === "tap" ? record.prompt : record.name;
+    const device = isBaseline ? parts[3]! : parts[2]!;
+    const subject = record.kind === "tap" ? record.prompt : record.kind === "judgment" ? record.statement : record.name;
     const modifiedAt = (await store.modifiedAt(`${key}.json`)) ?? new Date(record.storedAt);
     const hasPrevious = record.previous !== undefined && keys.includes(`${key}.previous.png`);
     const base = {
@@ -143,6 +159,7 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
       ...(record.previous ? { healedAt: record.storedAt } : {}),
     };
     if (record.kind === "tap") model.taps.push({ ...base, kind: "tap", record });
+    else if (record.kind === "judgment") model.judgments.push({ ...base, kind: "judgment", record });
     else model.baselines.push({ ...base, kind: "baseline", record });
   }
 
@@ -160,11 +177,12 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
     a.platform.localeCompare(b.platform) || a.device.localeCompare(b.device) || a.subject.localeCompare(b.subject);
   model.taps.sort(order);
   model.baselines.sort(order);
+  model.judgments.sort(order);
   model.invalid.sort((a, b) => a.key.localeCompare(b.key));
   return model;
 }
 
-/** All records, taps first. */
+/** All records: taps, baselines, then judgments. */
 export function allEntries(model: StoreModel): StoreEntry[] {
-  return [...model.taps, ...model.baselines];
+  return [...model.taps, ...model.baselines, ...model.judgments];
 }

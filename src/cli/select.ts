@@ -7,7 +7,7 @@ export interface EntryFilter {
   platform?: Platform;
   /** Device slugs (any of them). */
   device?: string[];
-  kind?: "tap" | "baseline";
+  kind?: "tap" | "baseline" | "judgment";
 }
 
 export function matchesFilter(entry: StoreEntry, filter: EntryFilter): boolean {
@@ -24,7 +24,11 @@ export function entryJson(entry: StoreEntry) {
     key: entry.key,
     platform: entry.platform,
     device: entry.device,
-    ...(entry.kind === "tap" ? { prompt: entry.subject } : { name: entry.subject }),
+    ...(entry.kind === "tap"
+      ? { prompt: entry.subject }
+      : entry.kind === "judgment"
+        ? { statement: entry.subject }
+        : { name: entry.subject }),
     files: entry.files,
     modifiedAt: entry.modifiedAt.toISOString(),
     lastUsed: entry.lastUsed.toISOString(),

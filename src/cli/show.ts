@@ -44,7 +44,7 @@ function describe(entry: StoreEntry): string[] {
   const r = entry.record;
   const d = r.device;
   const lines = [
-    entry.kind === "tap" ? `tap "${entry.subject}"` : `baseline "${entry.subject}"`,
+    `${entry.kind} "${entry.subject}"`,
     field("key", entry.key),
     field(
       "device",
@@ -56,6 +56,11 @@ function describe(entry: StoreEntry): string[] {
     lines.push(field("point", `(${r.point.x}, ${r.point.y})`));
     lines.push(field("box", rect(r.box)));
     lines.push(field("crop", rect(r.crop)));
+  } else if (r.kind === "judgment") {
+    lines.push(field("context", r.context ?? "-"));
+    lines.push(field("P(true)", String(r.probability)));
+    lines.push(field("evidence", `${r.evidenceHash}${r.imageSent ? " (with the image)" : ""}`));
+    lines.push(field("judged", r.evidence.split("\n")[0]!));
   } else {
     lines.push(field("prompt", r.prompt));
     lines.push(field("varying", r.varying.length ? r.varying.map(rect).join("; ") : "-"));
@@ -66,7 +71,12 @@ function describe(entry: StoreEntry): string[] {
   lines.push(field("last used", `${entry.lastUsed.toISOString()} (${age(entry.lastUsed)})`));
   if (r.previous) {
     const p = r.previous;
-    const where = "point" in p ? `point (${p.point.x}, ${p.point.y}), crop ${rect(p.crop)}` : `prompt "${p.prompt}"`;
+    const where =
+      "point" in p
+        ? `point (${p.point.x}, ${p.point.y}), crop ${rect(p.crop)}`
+        : "prompt" in p
+          ? `prompt "${p.prompt}"`
+          : `P(true) ${p.probability}`;
     lines.push(
       field("healed", `${r.storedAt} (${age(r.storedAt)}); before: ${where}, stored ${p.storedAt} by ${p.model}`),
     );

@@ -11,7 +11,7 @@ import type { Run, RunEntry } from "./runs.js";
 export type CallIndex = Map<string, number>;
 
 /** What a recorded call or a record is matched on. */
-export function usageKey(api: "tap" | "baseline", device: string, subject: string): string {
+export function usageKey(api: "tap" | "baseline" | "judgment", device: string, subject: string): string {
   return `${api}\u0000${device}\u0000${subject}`;
 }
 
@@ -28,7 +28,9 @@ export function indexCalls(runs: Run[]): CallIndex {
       const at = Date.parse(entry.at);
       if (entry.key) bump(`key\u0000${entry.key}`, at);
       const subject = subjectOf(entry);
-      if (subject !== undefined) bump(usageKey(entry.api === "tap" ? "tap" : "baseline", entry.device, subject), at);
+      // A toSatisfy call names no one record (its key depends on what it saw): its judgments' files are touched on use.
+      if (subject !== undefined && entry.api !== "toSatisfy")
+        bump(usageKey(entry.api === "tap" ? "tap" : "baseline", entry.device, subject), at);
     }
   }
   return index;
@@ -41,7 +43,7 @@ function subjectOf(entry: RunEntry): string | undefined {
 /** The last use of one record: its file's mtime or its latest recorded call, whichever is later. */
 export function lastUsed(
   index: CallIndex,
-  record: { key: string; kind: "tap" | "baseline"; device: string; subject: string; modifiedAt: Date },
+  record: { key: string; kind: "tap" | "baseline" | "judgment"; device: string; subject: string; modifiedAt: Date },
 ): Date {
   const fromCalls = Math.max(
     index.get(`key\u0000${record.key}`) ?? 0,

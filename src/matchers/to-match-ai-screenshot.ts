@@ -8,22 +8,11 @@ import { InputError, TapshotError } from "../core/ground/errors.js";
 import type { ScreenshotOptions, ScreenshotResult } from "../core/engine/options.js";
 import { printable } from "../core/ground/printable.js";
 import { defaultBaselineName, runningTestTitle } from "./test-title.js";
+import { toSatisfyAi } from "./to-satisfy-ai.js";
 
-/** How failure messages read: Jest's `expect(received).matcher(expected)` hint, or expect-webdriverio's `Expect ... to ...`. */
-export type MatcherStyle = "jest" | "wdio";
+import type { MatcherContext, MatcherResult, MatcherStyle } from "./matcher-types.js";
 
-/** The parts of a Jest / expect-webdriverio matcher context this matcher reads. */
-export interface MatcherContext {
-  isNot?: boolean;
-  currentTestName?: string;
-  utils?: { matcherHint?: (name: string, received?: string, expected?: string) => string };
-}
-
-/** What a matcher returns to `expect`. */
-export interface MatcherResult {
-  pass: boolean;
-  message: () => string;
-}
+export type { MatcherContext, MatcherResult, MatcherStyle } from "./matcher-types.js";
 
 type Session = WebdriverIO.Browser;
 
@@ -66,12 +55,13 @@ function failureMessage(style: MatcherStyle, context: MatcherContext, name: stri
 }
 
 /**
- * The matchers object for `expect.extend`. The WDIO service extends WDIO's `expect` with style
+ * The matchers object for `expect.extend`: `toMatchAiScreenshot` and `toSatisfyAi`. The WDIO service extends WDIO's `expect` with style
  * `wdio`; for Jest or Vitest: `expect.extend(aiMatchers())`.
  */
 export function aiMatchers(options: { style?: MatcherStyle } = {}) {
   const style = options.style ?? "jest";
   return {
+    toSatisfyAi: toSatisfyAi(style),
     async toMatchAiScreenshot(this: MatcherContext, received: unknown, ...args: unknown[]): Promise<MatcherResult> {
       if (this.isNot) {
         throw new InputError(

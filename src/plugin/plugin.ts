@@ -25,6 +25,7 @@ import { commandKey, ResentCommands } from "./resent-commands.js";
 /** The execute method names. */
 export const TAP_SCRIPT = "tapshot: tap";
 export const MATCH_SCREENSHOT_SCRIPT = "tapshot: matchScreenshot";
+export const SATISFY_SCRIPT = "tapshot: satisfy";
 
 /** Parameters of each execute method: the required ones first, as Appium's execute method maps list them. */
 const PARAMS = {
@@ -33,6 +34,7 @@ const PARAMS = {
     required: ["name", "prompt"],
     optional: ["autoHeal", "threshold", "maxDiffPixels", "maxDiffPixelRatio", "mask", "timeout"],
   },
+  [SATISFY_SCRIPT]: { required: ["statement"], optional: ["selector", "not", "threshold", "context", "timeout"] },
 } as const;
 
 type Script = keyof typeof PARAMS;
@@ -90,6 +92,7 @@ export class TapshotPlugin {
   static executeMethodMap = {
     [TAP_SCRIPT]: { command: "tap", params: PARAMS[TAP_SCRIPT] },
     [MATCH_SCREENSHOT_SCRIPT]: { command: "matchScreenshot", params: PARAMS[MATCH_SCREENSHOT_SCRIPT] },
+    [SATISFY_SCRIPT]: { command: "satisfy", params: PARAMS[SATISFY_SCRIPT] },
   };
 
   readonly name: string;
@@ -102,7 +105,7 @@ export class TapshotPlugin {
 
   /** W3C `execute/sync`: the plugin's scripts here, every other script to the driver. */
   async execute(next: Next, driver: AppiumDriver, script: unknown, args: unknown): Promise<unknown> {
-    if (script !== TAP_SCRIPT && script !== MATCH_SCREENSHOT_SCRIPT) return next();
+    if (script !== TAP_SCRIPT && script !== MATCH_SCREENSHOT_SCRIPT && script !== SATISFY_SCRIPT) return next();
     // A client re-sending this command after its failure gets that failure, not a second run.
     return resent.run(driver?.sessionId ?? "", commandKey(script, args), () => this.run(driver, script, args));
   }
@@ -114,6 +117,7 @@ export class TapshotPlugin {
       const session = sessionOf(driver);
       const api = apiFor(session.capabilities as Record<string, unknown>);
       const signal = endingOf(session.sessionId);
+      if (script === SATISFY_SCRIPT) return await satisfy(api, session, params, signal);
       return script === TAP_SCRIPT
         ? await tap(api, session, params, signal)
         : await match(api, session, params, signal);
@@ -147,4 +151,21 @@ async function match(api: PlatformApi, session: object, params: Record<string, u
   const { name, prompt, ...options } = params;
   const result = await api.expect(session).toMatchScreenshot(name as string, prompt as string, { ...options, signal });
   return { outcome: result.outcome, aiCalls: result.aiCalls, diffPixels: result.diffPixels };
+}
+
+async function satisfy(api: PlatformApi, session: object, params: Record<string, unknown>, signal: AbortSignal) {
+  const { statement, not, ...options } = params;
+  if (not !== undefined && typeof not !== "boolean") {
+    throw new InputError(`tapshot: satisfy's not must be true or false; got ${JSON.stringify(not)}.`);
+  }
+  const matchers = api.expect(session);
+  const result = await (not ? matchers.not : matchers).toSatisfy(statement as string, { ...options, signal });
+  return {
+    outcome: result.outcome,
+    probability: result.probability,
+    model: result.model,
+    reason: result.reason,
+    evidenceHash: result.evidenceHash,
+    aiCalls: result.aiCalls,
+  };
 }

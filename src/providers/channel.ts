@@ -26,6 +26,7 @@ import {
   judgeInstruction,
   locateInstruction,
   refineInstruction,
+  satisfyInstruction,
   userParts,
   type Turn,
 } from "./prompts.js";
@@ -180,7 +181,20 @@ export function modelChannel(backend: ModelBackend): AiChannel {
         };
         return ask("compare", turn, screen, sending);
       }
+      case "satisfy":
+        return satisfy(request, sending);
     }
+  }
+
+  async function satisfy(request: AiRequestOf<"satisfy">, sending: AiRequestOptions): Promise<Asked> {
+    const screen = request.screen ? await prepareImage(request.screen, plan) : undefined;
+    const turn = {
+      system: satisfyInstruction(!!screen),
+      parts: userParts.satisfy(request.statement, request.evidence, screen, request.context),
+    };
+    // A satisfy answer has no boxes, so no image frame is read: the raw answer is the answer.
+    const { core, model, usage } = await askRaw("satisfy", turn, sending);
+    return { core: { probability: core.probability as number, reason: core.reason as string }, model, usage };
   }
 
   return {

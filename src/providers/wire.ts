@@ -64,6 +64,13 @@ export function wireSchemas(c: BoxConvention) {
       realChange: z.boolean(),
       varying: z.array(box).describe("Boxes of content that varies between runs; may be empty."),
     }),
+    // No minimum/maximum keywords (Azure refuses them, KEYWORDS_NOT_EVERYWHERE): the contract checks 0-1.
+    satisfy: z.object({
+      reason: z.string().describe("One short sentence on what the evidence shows about the statement."),
+      probability: z
+        .number()
+        .describe("How likely the statement holds, from 0 (certainly false) to 1 (certainly true)."),
+    }),
   } satisfies Record<AiKind, z.ZodType>;
 }
 
@@ -178,7 +185,8 @@ export type AnswerCore =
   | { found: boolean; box?: Box; reason: string }
   | { pass: boolean; reason: string }
   | { accept: boolean; varying?: Box[]; reason: string }
-  | { realChange: boolean; varying?: Box[]; reason: string };
+  | { realChange: boolean; varying?: Box[]; reason: string }
+  | { probability: number; reason: string };
 
 /** Turn a parsed wire answer into the tapshot answer fields, mapping boxes through `image`. */
 export function fromWire(
@@ -206,6 +214,8 @@ export function fromWire(
       const varying = boxes(wire.varying);
       return { realChange: wire.realChange as boolean, reason, ...(varying.length ? { varying } : {}) };
     }
+    case "satisfy":
+      return { probability: wire.probability as number, reason };
   }
 }
 

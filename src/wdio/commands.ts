@@ -5,13 +5,29 @@
  * browser's own commands run them on every instance.
  */
 import type { PlatformApi } from "../core/engine/engine.js";
-import type { ScreenshotOptions, ScreenshotResult, TapOptions, TapResult } from "../core/engine/options.js";
+import type {
+  SatisfyOptions,
+  SatisfyResult,
+  ScreenshotOptions,
+  ScreenshotResult,
+  TapOptions,
+  TapResult,
+} from "../core/engine/options.js";
 import { adapterFor, platformApiOf, type AdapterChoice } from "./platform-api.js";
 
 /** One finished command, for reporters (heals become an Allure warning step). */
 export type CommandResult =
   | { api: "tap"; subject: string; result: TapResult }
-  | { api: "toMatchScreenshot"; subject: string; result: ScreenshotResult };
+  | { api: "toMatchScreenshot"; subject: string; result: ScreenshotResult }
+  | { api: "toSatisfy"; subject: string; result: SatisfyResult };
+
+/** Options of `browser.aiSatisfy`: toSatisfy's, plus `not` and the element to judge (default: the screen). */
+export interface AiSatisfyOptions extends SatisfyOptions {
+  /** Assert the negation: passes when P(false) reaches the threshold. */
+  not?: boolean;
+  /** A WebdriverIO element of this session to judge, instead of `selector` or the whole screen. */
+  element?: object;
+}
 
 type MatchArgs = [name: string, prompt: string, options?: ScreenshotOptions];
 
@@ -67,6 +83,14 @@ export function addAiCommands(
     return result;
   };
 
+  const satisfy = async (driver: WebdriverIO.Browser, statement: string, satisfyOptions: AiSatisfyOptions = {}) => {
+    const { not, element, ...rest } = satisfyOptions;
+    const matchers = apiOf(driver).expect(element ?? driver);
+    const result = await (not ? matchers.not : matchers).toSatisfy(statement, rest);
+    await options.onResult?.({ api: "toSatisfy", subject: statement, result });
+    return result;
+  };
+
   if (!isMultiremote(browser)) {
     browser.addCommand("aiTap", function (this: WebdriverIO.Browser, prompt: string, tapOptions?: TapOptions) {
       return tap(this, prompt, tapOptions);
@@ -74,6 +98,12 @@ export function addAiCommands(
     browser.addCommand("aiMatchScreenshot", function (this: WebdriverIO.Browser, ...args: MatchArgs) {
       return matchScreenshot(this, ...args);
     });
+    browser.addCommand(
+      "aiSatisfy",
+      function (this: WebdriverIO.Browser, statement: string, satisfyOptions?: AiSatisfyOptions) {
+        return satisfy(this, statement, satisfyOptions);
+      },
+    );
     return;
   }
   // Multiremote: each instance gets its own commands. The multiremote browser's addCommand would also
@@ -84,5 +114,7 @@ export function addAiCommands(
   Object.assign(browser, {
     aiTap: (prompt: string, tapOptions?: TapOptions) => Promise.all(instances.map((i) => tap(i, prompt, tapOptions))),
     aiMatchScreenshot: (...args: MatchArgs) => Promise.all(instances.map((i) => matchScreenshot(i, ...args))),
+    aiSatisfy: (statement: string, satisfyOptions?: AiSatisfyOptions) =>
+      Promise.all(instances.map((i) => satisfy(i, statement, satisfyOptions))),
   });
 }

@@ -20,7 +20,7 @@ import { envDefaultChannel } from "../providers/env.js";
 registerDefaultChannel(envDefaultChannel());
 
 export { TapshotService, type TapshotServiceOptions } from "./service.js";
-export { addAiCommands, type AiCommandOptions, type CommandResult } from "./commands.js";
+export { addAiCommands, type AiCommandOptions, type AiSatisfyOptions, type CommandResult } from "./commands.js";
 export { setDefaultAdapter, type AdapterChoice } from "./platform-api.js";
 export { targetFromCapabilities } from "./capabilities.js";
 export { allureArtifactReporter, loadAllure, usesAllure, type AllureApi } from "./allure.js";
@@ -30,7 +30,7 @@ export {
   type MatcherContext,
   type MatcherResult,
 } from "../matchers/to-match-ai-screenshot.js";
-export type { AiScreenshotMatcher } from "./types.js";
+export type { AiScreenshotMatcher, AiSatisfyMatcher } from "./types.js";
 export type {
   TapOptions,
   TapResult,
@@ -38,6 +38,8 @@ export type {
   ScreenshotOptions,
   MaskEntry,
   ScreenshotResult,
+  SatisfyOptions,
+  SatisfyResult,
   ScrollOptions,
   SettleOptions,
   ScrollDirection,

@@ -3,7 +3,15 @@
  * (the usual `declare global` augmentations), so `browser.aiTap` and
  * `expect(browser).toMatchAiScreenshot` type-check in test files.
  */
-import type { ScreenshotOptions, ScreenshotResult, TapOptions, TapResult } from "../core/engine/options.js";
+import type {
+  SatisfyOptions,
+  SatisfyResult,
+  ScreenshotOptions,
+  ScreenshotResult,
+  TapOptions,
+  TapResult,
+} from "../core/engine/options.js";
+import type { AiSatisfyOptions } from "./commands.js";
 
 /** `toMatchAiScreenshot`'s arguments: an optional baseline name (default: from the test title), the prompt, options. */
 export interface AiScreenshotMatcher<R> {
@@ -17,18 +25,27 @@ export interface AiScreenshotMatcher<R> {
   toMatchAiScreenshot(prompt: string, options?: ScreenshotOptions): R;
 }
 
+/** `toSatisfyAi`: tapshot's `toSatisfy` on a browser (the screen), an element or a selector; `.not` negates. */
+export interface AiSatisfyMatcher<R> {
+  /** The element or screen satisfies `statement`, judged once per distinct snapshot (docs/api.md). */
+  toSatisfyAi(statement: string, options?: SatisfyOptions): R;
+}
+
 /** The commands the service (or `addAiCommands`) adds to a session. */
 export interface AiCommands {
   /** tapshot's `tap` on this session: see docs/api.md. */
   aiTap(prompt: string, options?: TapOptions): Promise<TapResult>;
   /** tapshot's `toMatchScreenshot` on this session; throws on a mismatch (see docs/api.md). */
   aiMatchScreenshot(name: string, prompt: string, options?: ScreenshotOptions): Promise<ScreenshotResult>;
+  /** tapshot's `toSatisfy` on this session's screen, or on `element` / `selector`; throws when it fails. */
+  aiSatisfy(statement: string, options?: AiSatisfyOptions): Promise<SatisfyResult>;
 }
 
 /** The same commands on a multiremote browser: run on every instance, one result per instance. */
 export interface MultiRemoteAiCommands {
   aiTap(prompt: string, options?: TapOptions): Promise<TapResult[]>;
   aiMatchScreenshot(name: string, prompt: string, options?: ScreenshotOptions): Promise<ScreenshotResult[]>;
+  aiSatisfy(statement: string, options?: AiSatisfyOptions): Promise<SatisfyResult[]>;
 }
 
 /* eslint-disable @typescript-eslint/no-empty-object-type -- declaration merging adds members through extends */
@@ -48,11 +65,12 @@ declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace ExpectWebdriverIO {
     // eslint-disable-next-line @typescript-eslint/no-unused-vars
-    interface Matchers<R extends void | Promise<void>, T> extends AiScreenshotMatcher<Promise<void>> {}
+    interface Matchers<R extends void | Promise<void>, T>
+      extends AiScreenshotMatcher<Promise<void>>, AiSatisfyMatcher<Promise<void>> {}
   }
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace jest {
     // eslint-disable-next-line @typescript-eslint/no-unused-vars
-    interface Matchers<R, T = {}> extends AiScreenshotMatcher<Promise<R>> {}
+    interface Matchers<R, T = {}> extends AiScreenshotMatcher<Promise<R>>, AiSatisfyMatcher<Promise<R>> {}
   }
 }

@@ -161,6 +161,20 @@ test("tapshot: matchScreenshot stores a baseline the OCR model judged, then matc
   expect(matched).toEqual({ outcome: "matched", aiCalls: 0, diffPixels: 0 });
 }, 90_000);
 
+test("tapshot: satisfy judges the screen with the server's OCR model once, then reuses the judgment; .not both ways", async () => {
+  await phone.open("cart", { seed: 3 });
+  const statement = 'shows "Your cart" and does not show "Order summary"';
+  const judged = await phone.driver.execute("tapshot: satisfy", { statement });
+  expect(judged).toMatchObject({ outcome: "learned", probability: 1, model: "ocr:paddle-ppocrv4", aiCalls: 1 });
+  const reused = await phone.driver.execute("tapshot: satisfy", { statement, not: false });
+  expect(reused).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+  const negated = await rejection(phone.driver.execute("tapshot: satisfy", { statement, not: true, timeout: 10_000 }));
+  expect(negated.message).toMatch(/not\.toSatisfy.*probability 1\.00.*P\(false\) >= 0\.9/s);
+  const { value } = await executeOnWire(phone, "tapshot: satisfy", { statement: "the cart looks tidy" });
+  expect(value.message).toMatch(/ocr\(\) decides only statements about quoted text/);
+  expect(value.stacktrace!.split("\n")[0]).toBe("tapshot-error-code: input");
+}, 90_000);
+
 test("a missing element reaches the client as a W3C error whose message is tapshot's", async () => {
   await phone.open("cart", { seed: 1 });
   const error = await rejection(phone.driver.execute("tapshot: tap", { prompt: MISSING, timeout: 20_000 }));

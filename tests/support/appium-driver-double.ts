@@ -79,7 +79,7 @@ export interface DoubleScript {
    * Elements `$(selector)` finds, by selector: their `getElementRect` in the driver's units, measured from the
    * app's frame as its actions are (see {@link AppiumDriverDouble.$}); an Error is thrown by `getElementRect`.
    */
-  elements?: Record<string, Rect | Error>;
+  elements?: Record<string, Rect | Error | Rect[]>;
 }
 
 /** One screen of {@link DoubleScript.frames}: a screenshot (base64 PNG) and the page source shown with it. */
@@ -215,16 +215,27 @@ export class AppiumDriverDouble implements AppiumSession {
   readonly $ = (async (selector: string) => {
     this.calls.push(`$ ${selector}`);
     if (this.script.elements && Object.hasOwn(this.script.elements, selector)) {
-      return { selector, elementId: `element-${selector}` };
+      return { selector, elementId: `element-${selector}`, parent: this };
     }
     const message = `An element could not be located on the page using the given search parameters.`;
     return { selector, error: { error: "no such element", message } };
   }) as unknown as NonNullable<AppiumSession["$"]>;
 
+  /** `driver.$$(selector)`: every element the selector finds (a list of rects in `elements` is several). */
+  readonly $$ = (async (selector: string) => {
+    this.calls.push(`$$ ${selector}`);
+    const found = this.script.elements?.[selector];
+    if (!found) return [];
+    const list = Array.isArray(found) ? found : [found];
+    return list.map((_, i) => ({ selector, elementId: `element-${selector}${i ? `@@${i}` : ""}`, parent: this }));
+  }) as unknown as NonNullable<AppiumSession["$$"]>;
+
   /** W3C Get Element Rect: `{ x, y, width, height }` in the driver's units. */
   async getElementRect(elementId: string): Promise<Rect> {
     this.calls.push(`getElementRect ${elementId}`);
-    const rect = this.script.elements?.[elementId.slice("element-".length)];
+    const [selector, index] = elementId.slice("element-".length).split("@@");
+    const found = this.script.elements?.[selector!];
+    const rect = Array.isArray(found) ? found[Number(index ?? 0)] : found;
     if (!rect) throw w3cError("stale element reference", `The element '${elementId}' does not exist in DOM anymore`);
     if (rect instanceof Error) throw rect;
     return { ...rect };

@@ -27,6 +27,7 @@ const valid: Record<AiKind, unknown> = {
   check: { pass: false, reason: "the summary is not shown", model },
   judge: { accept: true, varying: [{ x: 0, y: 0, width: 36, height: 5 }], reason: "the cart", model },
   compare: { realChange: false, reason: "only the date changed", model, usage: { inputTokens: 10, outputTokens: 2 } },
+  satisfy: { probability: 0.93, reason: "the status reads Refund requested", model },
 };
 
 describe("answers", () => {
@@ -72,13 +73,18 @@ describe("answers", () => {
     expect(() => parseAnswer("check", valid.locate)).toThrow(/"check" answer: pass:/);
   });
 
+  test("a satisfy answer's probability lies from 0 to 1", () => {
+    expect(() => parseAnswer("satisfy", { ...(valid.satisfy as object), probability: 1.2 })).toThrow(/probability/);
+    expect(() => parseAnswer("satisfy", { ...(valid.satisfy as object), probability: -0.1 })).toThrow(/probability/);
+  });
+
   test("answerSchemas holds one schema per kind", () => {
-    expect(Object.keys(answerSchemas).sort()).toEqual(["check", "compare", "judge", "locate"]);
+    expect(Object.keys(answerSchemas).sort()).toEqual(["check", "compare", "judge", "locate", "satisfy"]);
   });
 });
 
 describe("requests", () => {
-  test("the four request kinds are JSON-serialisable and parse", () => {
+  test("the five request kinds are JSON-serialisable and parse", () => {
     const requests = [
       { kind: "locate", screen, prompt: "the checkout button" },
       { kind: "locate", screen, prompt: "the checkout button", reference: screen },
@@ -86,6 +92,8 @@ describe("requests", () => {
       { kind: "judge", screen, prompt: "the cart", references: [{ device: "iphone-15-pro_17.5", image: screen }] },
       { kind: "judge", screen, prompt: "the cart", references: [] },
       { kind: "compare", screen, baseline: screen, diff: screen, prompt: "the cart" },
+      { kind: "satisfy", statement: "a refund is requested", evidence: 'text: "Refund requested"' },
+      { kind: "satisfy", statement: "the chart rises", evidence: "(no text)", screen, context: "dates vary" },
     ];
     for (const request of requests) {
       expect(AiRequestSchema.parse(JSON.parse(JSON.stringify(request)))).toEqual(request);

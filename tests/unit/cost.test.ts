@@ -68,7 +68,7 @@ test("calls.jsonl carries each request's cost, and the report totals the run", a
 
   const lines = (await fs.readFile(path.join(results, RUN_ID, "calls.jsonl"), "utf8")).trim().split("\n");
   const entries = lines.map((l) => JSON.parse(l) as LogEntry);
-  const bytes = channel.requests.map((r) => Buffer.from(r.screen.data, "base64").length);
+  const bytes = channel.requests.map((r) => Buffer.from(r.screen!.data, "base64").length);
   expect(entries.map((e) => e.modelCalls)).toEqual([
     [
       {

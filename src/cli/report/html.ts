@@ -1,4 +1,5 @@
 /** Renders the report view as one static HTML page (no external assets; its only script moves the sliders, compare.ts). */
+import { subjectOf } from "../../core/ground/log.js";
 import { createHash } from "node:crypto";
 import { age } from "../format.js";
 import { reviewOf } from "../../core/store/records.js";
@@ -44,7 +45,7 @@ function pending(record: Parameters<typeof reviewOf>[0]): string {
 
 function failureCard(call: CallView): string {
   const e = call.entry;
-  const subject = e.api === "tap" ? `tap "${e.prompt}"` : `screenshot "${e.name}"`;
+  const subject = subjectOf(e);
   const url = (label: string) => call.artifacts.find((a) => a.label === label)?.url;
   const [expected, actual, diff] = ["expected", "actual", "diff"].map(url);
   // A baseline's expected / actual / diff side by side, with the slider; the other images as kept.
@@ -106,7 +107,7 @@ function healCard(view: TapView | BaselineView, now: number): string {
       labels: { expected: "before", actual: "after", diff: "diff" },
     });
   }
-  const title = entry.kind === "tap" ? `tap "${entry.subject}"` : `baseline "${entry.subject}"`;
+  const title = `${entry.kind} "${entry.subject}"`;
   return `<article class="card heal" data-testid="heal" data-kind="${entry.kind}" data-subject="${esc(entry.subject)}" data-device="${esc(entry.device)}">
   <h4>${esc(title)} ${view.healedInLastRun ? badge("healed") + ' <span class="meta">in the last run</span>' : ""}${pending(r)}</h4>
   <div class="meta">${esc(entry.platform)} · ${esc(entry.device)} · healed ${when(r.storedAt, now)} by <span class="mono">${esc(r.model)}</span></div>
@@ -150,7 +151,7 @@ function tapCard(view: TapView, now: number): string {
 function callRow(call: CallView): string {
   const e = call.entry;
   return `<tr data-testid="call" data-outcome="${esc(e.outcome)}">
-  <td>${esc(e.api === "tap" ? "tap" : "screenshot")}</td><td>${esc(e.prompt ?? e.name ?? "")}</td><td class="mono">${esc(e.device)}</td>
+  <td>${esc(e.api === "tap" ? "tap" : e.api === "toSatisfy" ? "toSatisfy" : "screenshot")}</td><td>${esc(e.prompt ?? e.name ?? "")}</td><td class="mono">${esc(e.device)}</td>
   <td>${badge(e.outcome)}</td><td>${esc(e.aiCalls ?? "")}</td><td>${e.durationMs !== undefined ? `${Math.round(e.durationMs)} ms` : ""}</td>
   <td class="detail">${esc(e.detail ?? "")}</td></tr>`;
 }

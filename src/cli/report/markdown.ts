@@ -3,6 +3,7 @@
  * comment (docs/reviewing.md), over the same view as the HTML page, its images linked relative to
  * the report folder. Stored text is escaped so a prompt can neither format nor link anything.
  */
+import { subjectOf } from "../../core/ground/log.js";
 import { printable } from "../../core/ground/printable.js";
 import { pendingCounts, type PendingValue } from "../review/pending.js";
 import type { ReportView } from "./view.js";
@@ -44,7 +45,7 @@ export function renderMarkdown(view: ReportView, pending: PendingValue[]): strin
   if (view.failures.length) {
     lines.push("", "### Failures");
     for (const { entry, artifacts } of view.failures) {
-      const subject = entry.api === "tap" ? `tap "${entry.prompt}"` : `screenshot "${entry.name}"`;
+      const subject = subjectOf(entry);
       const files = artifacts.map((a) => link(md(a.label), a.url)).join(", ");
       lines.push(
         `- **${md(subject)}** on ${md(entry.device)}: ${md(entry.detail ?? "failed")}${files ? ` (${files})` : ""}`,

@@ -16,6 +16,7 @@ import {
   sha256,
   TapRecordSchema,
   TapValueSchema,
+  JudgmentRecordSchema,
   type BaselineRecord,
   type TapRecord,
 } from "../../core/store/records.js";
@@ -53,7 +54,11 @@ export async function withKeyLock<T>(store: Store, key: string, work: () => Prom
 }
 
 async function readPending(store: Store, key: string, seen: string | undefined) {
-  const schema = key.startsWith("taps/") ? TapRecordSchema : BaselineRecordSchema;
+  const schema = key.startsWith("taps/")
+    ? TapRecordSchema
+    : key.startsWith("judgments/")
+      ? JudgmentRecordSchema
+      : BaselineRecordSchema;
   const stored = await readRecord(store, key, schema as typeof TapRecordSchema | typeof BaselineRecordSchema);
   if (!stored) return { why: "it is no longer stored" };
   if (reviewOf(stored.record).state !== "pending") return { why: "it is not pending review" };
@@ -82,7 +87,10 @@ export async function revertValue(store: Store, key: string, by: ReviewBy, seen?
     const { stored, why } = await readPending(store, key, seen);
     if (!stored) return { key, action: "unchanged", files: [], why };
     const { record } = stored;
-    if (!isHeal(record)) return { key, action: "deleted", files: await deleteRecord(store, key) };
+    // A judgment is never healed: reverting one deletes it, so it is never used again (the next run asks anew).
+    if (!isHeal(record) || (record.kind as string) === "judgment") {
+      return { key, action: "deleted", files: await deleteRecord(store, key) };
+    }
 
     const previousImage = await store.read(`${key}.previous.png`);
     if (!previousImage || sha256(previousImage) !== record.previous!.imageSha256) {
@@ -108,6 +116,6 @@ export async function revertValue(store: Store, key: string, by: ReviewBy, seen?
 }
 
 /** A heal keeps the value's creation time; a learn (even one replacing another screen's value) sets it anew. */
-export function isHeal(record: TapRecord | BaselineRecord): boolean {
+export function isHeal(record: { previous?: unknown; createdAt: string; storedAt: string }): boolean {
   return record.previous !== undefined && record.createdAt !== record.storedAt;
 }

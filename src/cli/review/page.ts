@@ -83,12 +83,16 @@ function baselineFigures(
 function valueCard({ entry, change }: PendingValue, src: (file: string) => string, fingerprint?: string): string {
   const r = entry.record;
   const figures =
-    r.kind === "tap" ? tapFigures(r, change, src, entry.subject) : baselineFigures(r, change, src, entry.subject);
+    r.kind === "tap"
+      ? tapFigures(r, change, src, entry.subject)
+      : r.kind === "judgment"
+        ? `<div class="figures">${figure("judged", image(src("png"), "what was judged"), r.shot.width === r.device.screen.width ? "baseline" : "tap")}</div>`
+        : baselineFigures(r, change, src, entry.subject);
   const what = change === "heal" ? "healed" : "new";
   return `<article class="card value ${change === "heal" ? "heal" : ""}" tabindex="-1" data-testid="value" data-key="${esc(entry.key)}" data-seen="${esc(r.imageSha256)}" data-device="${esc(entry.device)}"${fingerprint ? ` data-fingerprint="${esc(fingerprint)}"` : ""}>
   <h4>${esc(entry.platform)} · <span class="mono">${esc(entry.device)}</span> · <span class="badge ${what === "new" ? "stored" : "healed"}">${what}</span> <span class="state" data-testid="state"></span></h4>
   ${figures}
-  <div class="meta" data-testid="prompt">${r.kind === "tap" ? "prompt" : "judged against"}: ${esc(r.prompt)}${r.kind === "tap" && r.verify ? ` · verify: ${esc(r.verify)}` : ""}</div>
+  ${r.kind === "judgment" ? `<div class="meta" data-testid="prompt">statement: ${esc(r.statement)} · P(true) ${r.probability} · evidence <span class="mono">${esc(r.evidenceHash.slice(0, 12))}</span></div><pre class="meta" data-testid="evidence">${esc(r.evidence)}</pre>` : `<div class="meta" data-testid="prompt">${r.kind === "tap" ? "prompt" : "judged against"}: ${esc(r.prompt)}${r.kind === "tap" && r.verify ? ` · verify: ${esc(r.verify)}` : ""}</div>`}
   ${r.kind === "baseline" && (r.varying.length || r.promptMasks?.length) ? `<div class="meta" data-testid="boxes">${r.varying.length} varying box${r.varying.length === 1 ? "" : "es"} (blue) ignored${r.promptMasks?.length ? `; masked by prompt (orange): ${esc(r.promptMasks.map((m) => m.prompt).join(", "))}` : ""}</div>` : ""}
   ${r.kind === "baseline" && r.changed ? `<div class="meta" data-testid="what-changed">what changed: ${esc(r.changed)}</div>` : ""}
   ${fingerprint ? `<div class="meta">change <span class="mono">${esc(fingerprint)}</span></div>` : ""}
@@ -154,7 +158,7 @@ export function renderReviewPage(parts: ReviewPageParts): string {
   const groups = groupsOf(values)
     .map((members) => {
       const { entry } = members[0]!;
-      const title = entry.kind === "tap" ? `tap "${entry.subject}"` : `baseline "${entry.subject}"`;
+      const title = `${entry.kind} "${entry.subject}"`;
       const n = members.length;
       return `<section class="group" data-testid="group" data-subject="${esc(entry.subject)}" data-kind="${entry.kind}">
 <h2>${esc(title)} <span class="meta">${n} device${n === 1 ? "" : "s"}</span>

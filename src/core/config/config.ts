@@ -77,6 +77,12 @@ export interface AiConfig {
    * (the Appium plugin server's setting: one server, many independent sessions).
    */
   maxAiCallsPer?: "run" | "session";
+  /**
+   * The default `threshold` of `toSatisfy` (docs/api.md, "Semantic assertions"): the probability,
+   * more than 0 and at most 1, that a statement must reach to pass (or its negation under `.not`).
+   * Default 0.9.
+   */
+  satisfyThreshold?: number;
 }
 
 /** A model's price per million tokens, in one currency of your choice. */
@@ -121,6 +127,11 @@ const AiConfigSchema = z
       .optional(),
     maxAiCalls: MaxAiCallsSchema.optional(),
     maxAiCallsPer: z.enum(["run", "session"]).optional(),
+    satisfyThreshold: z
+      .number()
+      .gt(0, "satisfyThreshold must be more than 0")
+      .lte(1, "satisfyThreshold must be at most 1")
+      .optional(),
   })
   .strict();
 
@@ -190,6 +201,8 @@ export interface ResolvedConfig {
   maxAiCalls: number | undefined;
   /** What one budget covers: the run (default) or each driver session. */
   maxAiCallsPer: "run" | "session";
+  /** `toSatisfy`'s default threshold, when configureAi sets one. */
+  satisfyThreshold: number | undefined;
 }
 
 /** The "no channel" error's text; `howToConfigure` comes from the registered default channel. */
@@ -269,6 +282,7 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
     maxAiCalls,
     maxAiCallsPer: configured.maxAiCallsPer ?? "run",
     reportArtifact: configured.reportArtifact,
+    satisfyThreshold: configured.satisfyThreshold,
     channel() {
       const channel = configured.channel ?? defaultChannel?.channel();
       if (!channel) throw new ConfigError(noChannelMessage(defaultChannel?.howToConfigure));

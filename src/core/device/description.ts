@@ -121,6 +121,13 @@ export interface DeviceSession {
    * that matches no element. Needed by `toMatchScreenshot`'s selector and element masks only.
    */
   elementRects?(targets: ElementTarget[]): Promise<(Rect | null)[]>;
+
+  /**
+   * Optional: every element `target` matches now, in screenshot pixels as {@link elementRects}
+   * gives them (a selector may match several; an element object is itself, or nothing once it is
+   * gone). Needed by `toSatisfy` on an element or selector, which refuses several matches.
+   */
+  elementMatches?(target: ElementTarget): Promise<Rect[]>;
 }
 
 /**
@@ -141,6 +148,11 @@ export interface DeviceAdapter {
    * session); throws a DeviceError that says what was found and what is expected.
    */
   open(driver: unknown): DeviceSession;
+  /**
+   * Optional: when `value` is an element object of this adapter's drivers (a WebdriverIO element),
+   * the driver it belongs to; `undefined` for anything else. Lets `expect(element)` find its device.
+   */
+  driverOf?(value: unknown): object | undefined;
 }
 
 /** Whether a value stored on `was` can be used on `now`: same screen size and orientation. */

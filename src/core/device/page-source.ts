@@ -46,8 +46,8 @@ export interface A11yElement {
 }
 
 /** What a session's page source read gave. */
-export type PageSourceReading =
-  | { elements: A11yElement[]; ms: number }
+export type PageSourceReading<E = A11yElement> =
+  | { elements: E[]; ms: number }
   /**
    * `absent`: the session serves no page source at all, which is not worth a note. `busy`: a web
    * page's HTML, not parsed, that marks content as loading (see {@link progressIndicator}).
@@ -75,13 +75,19 @@ export interface PageSourceDevice {
  * with `signal` (the call's deadline) as well as the cap in `limits`: a driver's slow `/source`
  * is given up on when either ends, never waited for past the call's deadline.
  */
-export async function readPageSource(
+export async function readPageSource<E = A11yElement>(
   read: (() => Promise<string>) | undefined,
   device: PageSourceDevice,
-  options: { signal?: AbortSignal; limits?: PageSourceLimits } = {},
-): Promise<PageSourceReading> {
+  options: {
+    signal?: AbortSignal;
+    limits?: PageSourceLimits;
+    /** How the XML becomes elements; default {@link parsePageSource}. */
+    parse?: (xml: string, device: PageSourceDevice) => Promise<E[]>;
+  } = {},
+): Promise<PageSourceReading<E>> {
   if (!read) return { skipped: "this device session has no page source", absent: true };
   const { signal, limits = LIMITS } = options;
+  const parse = options.parse ?? (parsePageSource as unknown as (xml: string, d: PageSourceDevice) => Promise<E[]>);
   const started = Date.now();
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
@@ -112,7 +118,7 @@ export async function readPageSource(
     return busy ? { skipped, busy } : { skipped };
   }
   try {
-    return { elements: await parsePageSource(xml, device), ms: Date.now() - started };
+    return { elements: await parse(xml, device), ms: Date.now() - started };
   } catch (error) {
     return { skipped: `the page source is not XML: ${(error as Error).message}` };
   }
@@ -129,6 +135,36 @@ type Ordered = Record<string, unknown> & { ":@"?: Record<string, string> };
  * off the screen (scrolled away) is dropped.
  */
 export async function parsePageSource(xml: string, device: PageSourceDevice): Promise<A11yElement[]> {
+  return (await parsePageNodes(xml, device)).map(({ attributes, bounds }) => ({ attributes, bounds }));
+}
+
+/**
+ * An element of the page source with what `toSatisfy`'s evidence needs beyond {@link A11yElement}:
+ * how deep it is nested (its descendants follow it in document order, deeper), its states as the
+ * driver names them, and whether it is a field the user types into.
+ */
+export interface PageNode extends A11yElement {
+  /** Nesting depth in the XML, counting dropped elements too. */
+  depth: number;
+  /** `checked`, `selected`, `enabled` (and Android's `focused`), where the driver serves them. */
+  states: Record<string, string>;
+  /** A text field (EditText, XCUIElementTypeTextField...): its text or value is what the user typed. */
+  editable: boolean;
+}
+
+/** The states kept per platform: UiAutomator2 serves all four; XCUITest serves `enabled` and `selected`. */
+const STATE_ATTRIBUTES: Record<Platform, string[]> = {
+  android: ["checked", "selected", "enabled", "focused"],
+  ios: ["enabled", "selected"],
+};
+/** Classes of text fields: Android's EditText and its subclasses, XCUITest's text element types. */
+const EDITABLE: Record<Platform, RegExp> = {
+  android: /EditText|AutoCompleteTextView/,
+  ios: /^XCUIElementType(TextField|SecureTextField|TextView|SearchField)$/,
+};
+
+/** {@link parsePageSource} with each element's depth, states and whether it is a text field. */
+export async function parsePageNodes(xml: string, device: PageSourceDevice): Promise<PageNode[]> {
   const { XMLParser } = await (xmlParser ??= import("fast-xml-parser"));
   const { platform, scale, screen } = device;
   const parser = new XMLParser({
@@ -139,9 +175,9 @@ export async function parsePageSource(xml: string, device: PageSourceDevice): Pr
     processEntities: true,
   });
   const tree = parser.parse(xml, true) as Ordered[];
-  const elements: A11yElement[] = [];
-  const walk = (nodes: Ordered[]) => {
-    for (const node of nodes) {
+  const nodes: PageNode[] = [];
+  const walk = (children: Ordered[], depth: number) => {
+    for (const node of children) {
       const tag = Object.keys(node).find((k) => k !== ":@");
       if (!tag || tag.startsWith("?") || tag === "#text") continue;
       const attrs = node[":@"] ?? {};
@@ -149,13 +185,27 @@ export async function parsePageSource(xml: string, device: PageSourceDevice): Pr
       if (HIDDEN[platform].every((flag) => attrs[flag] !== "false")) {
         const full = platform === "android" ? androidBounds(attrs) : iosBounds(attrs, scale);
         const bounds = full && visiblePart(full, screen);
-        if (bounds) elements.push({ attributes: stableAttributes(attrs, tag, platform), bounds });
+        if (bounds) nodes.push(pageNode(attrs, tag, platform, { bounds, depth }));
       }
-      walk(node[tag] as Ordered[]);
+      walk(node[tag] as Ordered[], depth + 1);
     }
   };
-  walk(tree);
-  return elements;
+  walk(tree, 0);
+  return nodes;
+}
+
+function pageNode(
+  attrs: Record<string, string>,
+  tag: string,
+  platform: Platform,
+  at: { bounds: Rect; depth: number },
+): PageNode {
+  const attributes = stableAttributes(attrs, tag, platform);
+  const states: Record<string, string> = {};
+  for (const name of STATE_ATTRIBUTES[platform]) if (attrs[name] !== undefined) states[name] = attrs[name];
+  const cls = attributes[CLASS_ATTRIBUTES[platform]] ?? "";
+  const editable = EDITABLE[platform].test(cls) || attrs.password === "true";
+  return { attributes, bounds: at.bounds, depth: at.depth, states, editable };
 }
 
 function stableAttributes(attrs: Record<string, string>, tag: string, platform: Platform): Record<string, string> {

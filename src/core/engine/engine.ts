@@ -30,6 +30,9 @@ import { checkSettle, DEFAULT_SETTLE } from "../run/settle.js";
 import { checkScroll } from "../flows/tap/scroll/options.js";
 import { baselineKeyOf, runScreenshot } from "../flows/screenshot/baseline-kind.js";
 import { checkScreenshotInput } from "../flows/screenshot/input.js";
+import { InputError } from "../ground/errors.js";
+import type { ElementTarget } from "../device/description.js";
+import { checkSatisfyInput, runSatisfy, type SatisfyOptions, type SatisfyResult } from "../flows/satisfy/satisfy.js";
 
 /** What `expect(driver)` returns. `.not` is deliberately not offered: a baseline records what should be there. */
 export interface ScreenshotMatchers {
@@ -40,12 +43,27 @@ export interface ScreenshotMatchers {
   toMatchScreenshot(name: string, prompt: string, options?: ScreenshotOptions): Promise<ScreenshotResult>;
 }
 
+/** Semantic assertions (docs/api.md, "Semantic assertions"). */
+export interface SatisfyMatchers {
+  /**
+   * Assert that the element (or the screen) satisfies `statement`: the model judges its text and
+   * accessibility tree once per distinct snapshot, and the stored judgment is reused with no model call.
+   */
+  toSatisfy(statement: string, options?: SatisfyOptions): Promise<SatisfyResult>;
+}
+
+/** What `expect(driver | element)` returns: screenshot assertions (drivers only) and `toSatisfy`, with `.not`. */
+export interface Matchers extends ScreenshotMatchers, SatisfyMatchers {
+  /** The negated semantic assertion: passes when P(false) reaches the threshold. */
+  not: SatisfyMatchers;
+}
+
 /** The API of one platform entry: `tap` and `expect`, bound to a device adapter. */
 export interface PlatformApi {
   /** Tap the element `prompt` describes; see `tapshot/android`'s `tap`. */
   tap(driver: unknown, prompt: string, options?: TapOptions): Promise<TapResult>;
-  /** Screenshot assertions for this driver's device. */
-  expect(driver: unknown): ScreenshotMatchers;
+  /** Assertions on this driver's screen, or on an element (a WebdriverIO element) for `toSatisfy`. */
+  expect(subject: unknown): Matchers;
 }
 
 /** One call of a flow: its store key on the described device, and the flow itself. */
@@ -56,7 +74,7 @@ interface Flow<R> {
 
 /** One public call: which API, about what, on which driver, within which budget, running which flow. */
 interface FlowCall<R> {
-  api: "tap" | "toMatchScreenshot";
+  api: "tap" | "toMatchScreenshot" | "toSatisfy";
   /** The prompt or baseline name, for the log. */
   subject: string;
   driver: unknown;
@@ -93,8 +111,10 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
     try {
       const call = new Call(log, config, deadline, opened, await opened.describe((m) => log.note(m)));
       place.device = call.deviceSlug;
-      place.key = flow.keyOf(call);
-      const done = await flow.run(call, place.key);
+      const key = flow.keyOf(call);
+      // toSatisfy's key depends on what it sees: its judgments are named in its detail and errors instead.
+      if (key) place.key = key;
+      const done = await flow.run(call, key);
       place.device = call.deviceSlug;
       log.finish(done.outcome, done.detail, place);
       return { ...done.result, outcome: done.outcome, aiCalls: log.aiCalls };
@@ -130,8 +150,25 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
       return result as TapResult;
     },
 
-    expect(driver) {
+    expect(subject) {
+      const driver = subject;
+      const satisfy = (not: boolean): SatisfyMatchers => ({
+        async toSatisfy(statement, options) {
+          const { driver: on, target } = await subjectOf(adapter, subject);
+          const { params, timeout, signal } = checkSatisfyInput(statement, options, { target, not });
+          const result = await run({
+            api: "toSatisfy",
+            subject: `${not ? "not: " : ""}${params.statement}`,
+            driver: on,
+            budget: { timeout, signal },
+            flow: { keyOf: () => "", run: (call) => runSatisfy(call, params) },
+          });
+          return result as SatisfyResult;
+        },
+      });
       return {
+        ...satisfy(false),
+        not: satisfy(true),
         async toMatchScreenshot(name, prompt, options) {
           const { params, timeout, signal } = checkScreenshotInput(name, prompt, options);
           const result = await run({
@@ -149,4 +186,23 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
       };
     },
   };
+}
+
+/**
+ * The driver and element `expect(subject)` names: a WebdriverIO element (awaited when it is a
+ * promise) belongs to the driver the adapter finds for it; anything else is taken as the driver.
+ */
+async function subjectOf(
+  adapter: DeviceAdapter,
+  subject: unknown,
+): Promise<{ driver: unknown; target: ElementTarget | undefined }> {
+  if (typeof subject === "string") {
+    throw new InputError(
+      `expect("${subject}") names no device: pass the driver and the selector, ` +
+        `expect(driver).toSatisfy(statement, { selector: "${subject}" }), or a WebdriverIO element.`,
+    );
+  }
+  const value = subject && typeof (subject as PromiseLike<unknown>).then === "function" ? await subject : subject;
+  const driver = adapter.driverOf?.(value);
+  return driver ? { driver, target: { element: value as object } } : { driver: value, target: undefined };
 }

@@ -12,6 +12,7 @@ export type { SettleOptions } from "../run/settle.js";
 export type { ScrollDirection } from "../device/swipe-geometry.js";
 export type { MaskEntry, MaskElement, PromptMask } from "../flows/screenshot/mask-entries.js";
 export type { FullPageOptions } from "../flows/screenshot/page-options.js";
+export type { SatisfyOptions, SatisfyResult } from "../flows/satisfy/satisfy.js";
 
 /** Options of `tap`. */
 export interface TapOptions {

@@ -14,6 +14,7 @@ export type TapshotErrorCode =
   | "verify-failed"
   | "replay-mismatch"
   | "screenshot-mismatch"
+  | "not-satisfied"
   | "rejected"
   | "store"
   | "timeout"
@@ -83,6 +84,13 @@ export class ElementNotFoundError extends withCode("not-found") {}
 
 /** The model said the screen after a fresh tap does not satisfy `verify`; nothing was stored. */
 export class VerifyFailedError extends withCode("verify-failed") {}
+
+/**
+ * `toSatisfy` failed (docs/api.md, "Semantic assertions"): the statement's probability did not reach the
+ * threshold (or its negation's, under `.not`), or it was uncertain. The message gives the statement, the
+ * probability, the model's reason, the evidence's hash and the text judged.
+ */
+export class NotSatisfiedError extends withCode("not-satisfied") {}
 
 /** A stored tap's crop never matched the screen before the deadline. */
 export class ReplayMismatchError extends withCode("replay-mismatch") {}

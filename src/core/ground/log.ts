@@ -28,11 +28,11 @@ export interface ModelCall {
   requests?: number;
 }
 
-/** One entry per `tap` or `toMatchScreenshot` call. */
+/** One entry per `tap`, `toMatchScreenshot` or `toSatisfy` call. */
 export interface LogEntry {
   /** Which API made the call. */
-  api: "tap" | "toMatchScreenshot";
-  /** The tap's prompt (taps only). */
+  api: "tap" | "toMatchScreenshot" | "toSatisfy";
+  /** The tap's prompt, or toSatisfy's statement (prefixed `not: ` under `.not`). */
   prompt?: string;
   /** The baseline name (screenshots only). */
   name?: string;
@@ -61,9 +61,15 @@ export const HEALED_MESSAGE = "tapshot healed a stored value";
 /** Message a value mode `update` replaced without a model is logged with. */
 export const UPDATED_MESSAGE = "tapshot updated a stored value";
 
+/** `tap "..."`, `screenshot "..."` or `toSatisfy "..."`, for lines and reports. */
+export function subjectOf(entry: Pick<LogEntry, "api" | "prompt" | "name">): string {
+  if (entry.api === "tap") return `tap "${entry.prompt}"`;
+  return entry.api === "toSatisfy" ? `toSatisfy "${entry.prompt}"` : `screenshot "${entry.name}"`;
+}
+
 /** Format an entry as one console line: control characters in any field are escaped, so it stays one line. */
 export function formatLogLine(entry: LogEntry): string {
-  const subject = entry.api === "tap" ? `tap "${entry.prompt}"` : `screenshot "${entry.name}"`;
+  const subject = subjectOf(entry);
   const calls = `${entry.aiCalls} AI call${entry.aiCalls === 1 ? "" : "s"}`;
   const detail = entry.detail ? ` - ${entry.detail}` : "";
   return printable(

@@ -1,5 +1,5 @@
 /*
- * The AI contract: the four request kinds tapshot sends to a model channel, and
+ * The AI contract: the five request kinds tapshot sends to a model channel, and
  * the answers it accepts. Every answer is validated here; a malformed one is an
  * {@link AiAnswerError} that names the kind and the zod issue, never a guess.
  */
@@ -98,11 +98,35 @@ export const CompareAnswerSchema = z.object({
   ...answerBase,
 });
 
+/** The most characters of evidence a `satisfy` request carries (docs/api.md, "Semantic assertions"). */
+export const MAX_EVIDENCE_CHARS = 100_000;
+
+export const SatisfyRequestSchema = z.object({
+  kind: z.literal("satisfy"),
+  /** What should hold, e.g. "the customer is requesting a refund". */
+  statement: z.string().min(1),
+  /**
+   * What the app shows, as text: the element's (or screen's) visible text and its accessibility tree
+   * with roles and states. Text typed into editable fields is never in it.
+   */
+  evidence: z.string().min(1).max(MAX_EVIDENCE_CHARS),
+  /** The element's crop or the screen, when the text alone cannot show it (an image, a chart). */
+  screen: AiImageSchema.optional(),
+  /** Extra words from the test for the model, e.g. that dates vary. */
+  context: z.string().min(1).optional(),
+});
+export const SatisfyAnswerSchema = z.object({
+  /** How likely the statement holds, 0 (certainly false) to 1 (certainly true). */
+  probability: z.number().min(0).max(1),
+  ...answerBase,
+});
+
 export const AiRequestSchema = z.discriminatedUnion("kind", [
   LocateRequestSchema,
   CheckRequestSchema,
   JudgeRequestSchema,
   CompareRequestSchema,
+  SatisfyRequestSchema,
 ]);
 
 /** Ask where one element is. Answer: {@link LocateAnswer}. */
@@ -121,12 +145,16 @@ export type JudgeAnswer = z.infer<typeof JudgeAnswerSchema>;
 export type CompareRequest = z.infer<typeof CompareRequestSchema>;
 /** Whether the difference is a real change, with boxes of content that varies. */
 export type CompareAnswer = z.infer<typeof CompareAnswerSchema>;
+/** Ask how likely a statement holds for an element or screen (`toSatisfy`), from its text and tree. */
+export type SatisfyRequest = z.infer<typeof SatisfyRequestSchema>;
+/** The probability that the statement holds, and why. */
+export type SatisfyAnswer = z.infer<typeof SatisfyAnswerSchema>;
 /** A baseline of another device, sent to `judge` as a reference. */
 export type Reference = z.infer<typeof ReferenceSchema>;
 
 /** Any request a channel must answer. JSON-serialisable. */
 export type AiRequest = z.infer<typeof AiRequestSchema>;
-/** The request kinds: `locate`, `check`, `judge`, `compare`. */
+/** The request kinds: `locate`, `check`, `judge`, `compare`, `satisfy`. */
 export type AiKind = AiRequest["kind"];
 
 /** The answer type of each request kind. */
@@ -135,6 +163,7 @@ export interface AiAnswers {
   check: CheckAnswer;
   judge: JudgeAnswer;
   compare: CompareAnswer;
+  satisfy: SatisfyAnswer;
 }
 /** Any answer of a channel. */
 export type AiAnswer = AiAnswers[AiKind];
@@ -170,6 +199,7 @@ export const answerSchemas = {
   check: CheckAnswerSchema,
   judge: JudgeAnswerSchema,
   compare: CompareAnswerSchema,
+  satisfy: SatisfyAnswerSchema,
 } as const;
 
 /** Validate an answer of the given kind, or throw an {@link AiAnswerError} naming the kind and the issue. */

@@ -90,3 +90,14 @@ export function sameOutside(a: RawImage, b: RawImage, masks: Rect[]): boolean {
   }
   return true;
 }
+
+/** Fill the RGBA pixels of `raw` under `rects` (clipped to it) with `byte` in every channel, in place. */
+export function fillRects(raw: RawImage, rects: readonly Rect[], byte: number): void {
+  for (const m of rects) {
+    const x0 = Math.max(0, Math.floor(m.x));
+    const x1 = Math.min(raw.width, Math.ceil(m.x + m.width));
+    for (let y = Math.max(0, Math.floor(m.y)); y < Math.min(raw.height, Math.ceil(m.y + m.height)) && x0 < x1; y++) {
+      raw.data.fill(byte, (y * raw.width + x0) * 4, (y * raw.width + x1) * 4);
+    }
+  }
+}

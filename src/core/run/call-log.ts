@@ -76,7 +76,7 @@ export class CallLog {
     // Every sink gets the entry without secrets: a runner's channel error may echo its key.
     const entry: LogEntry = redactDeep({
       api: this.api,
-      ...(this.api === "tap" ? { prompt: this.subject } : { name: this.subject }),
+      ...(this.api === "toMatchScreenshot" ? { name: this.subject } : { prompt: this.subject }),
       device: place.device ?? "unknown-device",
       ...(place.key ? { key: place.key } : {}),
       outcome,

@@ -24,7 +24,7 @@ import { imageSize } from "../pixels/images.js";
 import { redact } from "../ground/secrets.js";
 import { TimeoutError } from "../ground/errors.js";
 import type { OpenedDevice } from "./opened-device.js";
-import { readPageSource, type PageSourceReading } from "../device/page-source.js";
+import { parsePageNodes, readPageSource, type PageNode, type PageSourceReading } from "../device/page-source.js";
 import { deviceSlugs, slugify, type DeviceSlugs } from "../store/keys.js";
 
 /** A page source reading; `reused` when it was read before on the same screen. */
@@ -137,6 +137,26 @@ export class Call {
     return reading;
   }
 
+  /** Every element `target` matches now (toSatisfy), ended by the call's deadline. */
+  async elementMatches(target: ElementTarget): Promise<Rect[]> {
+    this.deadline.throwIfAborted();
+    return untilAborted(this.opened.elementMatches(target), this.deadline.signal);
+  }
+
+  /**
+   * The page source's elements with depth, states and text fields (toSatisfy's evidence), read
+   * anew each time since the assertion watches the screen change; never throws, as {@link pageSource}.
+   */
+  async pageNodes(): Promise<PageSourceReading<PageNode>> {
+    this.deadline.throwIfAborted();
+    const reading = await readPageSource(this.opened.pageSource, this.device, {
+      signal: this.deadline.signal,
+      parse: parsePageNodes,
+    });
+    this.deadline.throwIfAborted();
+    return reading;
+  }
+
   /**
    * Claim the budget's place of the next {@link ask} now, so a spent budget fails before the
    * step that comes first (a tap that `verify` will check), not after it.
@@ -206,7 +226,11 @@ export class Call {
    * reporter, each independently; a failing write or reporter is noted, not thrown.
    */
   async report(role: Artifact["role"], data: Buffer, label: string = role): Promise<void> {
-    const subject = this.log.api === "tap" ? `tap-${slugify(this.subject, 40)}` : `screenshot-${this.subject}`;
+    const api = this.log.api;
+    const subject =
+      api === "tap" || api === "toSatisfy"
+        ? `${api === "tap" ? "tap" : "satisfy"}-${slugify(this.subject, 40)}`
+        : `screenshot-${this.subject}`;
     const artifact: Artifact = {
       name: redact(`${subject}__${this.deviceSlug}__${label}.png`),
       role,
@@ -233,7 +257,7 @@ export class Call {
 
 /** Bytes of every image a request sends, decoded from base64. */
 function imageBytesOf(request: AiRequest): number {
-  const images: AiImage[] = [request.screen];
+  const images: AiImage[] = request.screen ? [request.screen] : [];
   if (request.kind === "locate" && request.reference) images.push(request.reference);
   if (request.kind === "compare") images.push(request.baseline, request.diff);
   if (request.kind === "judge") images.push(...request.references.map((r) => r.image));

@@ -81,6 +81,18 @@ export class OpenedDevice {
     return this.session.swipe(swipe);
   }
 
+  /** Every element `target` matches; a DeviceError saying so when the session cannot find elements. */
+  elementMatches(target: ElementTarget): Promise<Rect[]> {
+    if (typeof this.session.elementMatches !== "function") {
+      throw new DeviceError(
+        "toSatisfy on an element or selector needs a device session that can find elements, and this adapter's " +
+          "session has no elementMatches() method. Add elementMatches(target) to the adapter's DeviceSession " +
+          "(docs/devices.md), or assert on the whole screen with expect(driver).toSatisfy(statement).",
+      );
+    }
+    return this.session.elementMatches(target);
+  }
+
   /**
    * The session's page source reader, when it has one. WebDriver has no way to cancel a request:
    * a `/source` given up on keeps the Appium server busy until it answers, and the server runs

@@ -81,8 +81,8 @@ export function deviceSlugs(
 /** `key` (a tap or baseline key) with its device slug replaced by `device`. */
 export function keyOnDevice(key: string, device: string): string {
   const parts = key.split("/");
-  // taps/<platform>/<device>/<file>, screenshots/<platform>/<name>/<device>
-  parts[parts[0] === "taps" ? 2 : 3] = device;
+  // taps/<platform>/<device>/<file>, judgments/<platform>/<device>/<file>, screenshots/<platform>/<name>/<device>
+  parts[parts[0] === "screenshots" ? 3 : 2] = device;
   return parts.join("/");
 }
 
@@ -107,6 +107,22 @@ export function tapKey(
   scroll?: object,
 ): string {
   return `taps/${platform}/${device}/${slugify(prompt, 48)}-${promptHash(prompt, verify, scroll)}`;
+}
+
+/**
+ * Key (without extension) of a stored judgment (docs/storage.md): the statement's slug, ten hex digits
+ * of SHA-256 over the statement and context, and the first twelve of the evidence's hash.
+ */
+export function judgmentKey(
+  platform: Platform,
+  device: string,
+  judged: { statement: string; context: string | undefined; evidenceHash: string },
+): string {
+  const statementHash = createHash("sha256")
+    .update(JSON.stringify([judged.statement, judged.context ?? null]))
+    .digest("hex")
+    .slice(0, 10);
+  return `judgments/${platform}/${device}/${slugify(judged.statement, 40)}-${statementHash}-${judged.evidenceHash.slice(0, 12)}`;
 }
 
 /** Key (without extension) of a stored baseline. */

@@ -216,18 +216,57 @@ export const BaselineRecordSchema = z.object({
 /** A stored baseline: `_ai_/screenshots/<platform>/<name>/<device>.json`. */
 export type BaselineRecord = z.infer<typeof BaselineRecordSchema>;
 
+/** The fields of a judgment (a judgment is never healed: other evidence is another judgment). */
+export const JudgmentValueSchema = z.object({
+  /** How likely the statement held for the evidence, 0-1, as the model answered. */
+  probability: z.number().min(0).max(1),
+  model: z.string(),
+  reason: z.string(),
+  imageSha256: z.string(),
+  storedAt: IsoDate,
+  review: ReviewSchema.optional(),
+});
+
+export const JudgmentRecordSchema = z.object({
+  format: FormatSchema,
+  kind: z.literal("judgment"),
+  /** The statement judged, and the test's `context` sent with it (null when none). */
+  statement: z.string(),
+  context: z.string().nullable(),
+  /** SHA-256 (hex) of the evidence as hashed: text and tree with `ignore` masked, and the image's pixels. */
+  evidenceHash: z.string().regex(/^[0-9a-f]{64}$/),
+  /** The text and tree the model read, typed text removed (docs/api.md, "Semantic assertions"). */
+  evidence: z.string(),
+  /** Whether the model was sent the image too. */
+  imageSent: z.boolean(),
+  /** The rectangle of the screen the stored image shows, in screenshot pixels (the element, or the screen). */
+  shot: BoxSchema,
+  device: DeviceDescriptionSchema,
+  ...JudgmentValueSchema.shape,
+  createdAt: IsoDate,
+  previous: JudgmentValueSchema.optional(),
+  rejected: z.array(RejectionSchema).optional(),
+});
+/** A stored judgment: `_ai_/judgments/<platform>/<device>/<statement>-<hash>-<evidence>.json`. */
+export type JudgmentRecord = z.infer<typeof JudgmentRecordSchema>;
+
 function sizeText(size: Size): string {
   return `${size.width}x${size.height}`;
 }
 
-/** The size a record's image must have: a tap's crop, a baseline's screen, or a whole-page baseline's page. */
+/**
+ * The size a record's image must have: a tap's crop, a judgment's shot, a baseline's screen, or a
+ * whole-page baseline's page.
+ */
 export function imageSizeOf(record: {
   kind: string;
   device: DeviceDescription;
   crop?: Size;
+  shot?: Size;
   fullPage?: { height: number } | undefined;
 }): Size {
   if (record.kind === "tap" && record.crop) return record.crop;
+  if (record.kind === "judgment" && record.shot) return record.shot;
   const { screen } = record.device;
   return record.fullPage ? { width: screen.width, height: record.fullPage.height } : screen;
 }

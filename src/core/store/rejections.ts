@@ -8,20 +8,14 @@ import { createHash } from "node:crypto";
 import type { DeviceDescription } from "../device/description.js";
 import type { Rect } from "../ground/geometry.js";
 import { decode, type RawImage } from "../pixels/images.js";
-import { systemBarMasks } from "../pixels/masks.js";
+import { fillRects, systemBarMasks } from "../pixels/masks.js";
 import type { BaselineRecord, Rejection, TapRecord } from "./records.js";
 
 /** SHA-256 over the size and the pixels of `raw`, with the pixels under `masks` left out. */
-function pixelFingerprint(raw: RawImage, masks: Rect[]): string {
-  const pixels = Buffer.from(raw.data);
-  for (const m of masks) {
-    const x0 = Math.max(0, Math.floor(m.x));
-    const x1 = Math.min(raw.width, Math.ceil(m.x + m.width));
-    for (let y = Math.max(0, Math.floor(m.y)); y < Math.min(raw.height, Math.ceil(m.y + m.height)) && x0 < x1; y++) {
-      pixels.fill(0, (y * raw.width + x0) * 4, (y * raw.width + x1) * 4);
-    }
-  }
-  return createHash("sha256").update(`${raw.width}x${raw.height}\n`).update(pixels).digest("hex");
+export function pixelFingerprint(raw: RawImage, masks: Rect[]): string {
+  const pixels = { ...raw, data: Buffer.from(raw.data) };
+  fillRects(pixels, masks, 0);
+  return createHash("sha256").update(`${raw.width}x${raw.height}\n`).update(pixels.data).digest("hex");
 }
 
 /** The fingerprint of a tap's crop. */

@@ -18,11 +18,14 @@ import type {
   JudgeRequest,
   LocateAnswer,
   LocateRequest,
+  SatisfyAnswer,
+  SatisfyRequest,
 } from "../../core/model/contract.js";
 import { InputError } from "../../core/ground/errors.js";
 import { decode } from "../../core/pixels/images.js";
 import { controlBox } from "./control-box.js";
 import { loadOcrEngine, OCR_MODEL, type TextLine } from "./engine.js";
+import { decideClauses, textClauses } from "./statement.js";
 import {
   bestMatches,
   describeMatch,
@@ -99,6 +102,9 @@ function checkFallback(fallback: unknown): AiChannel | undefined {
  * - `check`: passes when every quoted phrase of the statement is on screen.
  * - `judge`: accepts when every quoted phrase of the prompt is on screen.
  * - `compare`: always declines (`realChange: true`), so nothing is healed without a model.
+ * - `satisfy`: decides statements made of `contains "X"` / `shows "X"` / `does not show "X"`
+ *   clauses from the evidence's text (probability 1 or 0); any other statement is refused with an
+ *   InputError (or sent to the fallback).
  *
  * @example
  * configureAi({ channel: ocr({ fallback: gemini() }) });
@@ -112,6 +118,16 @@ export function ocr(options: OcrOptions = {}): AiChannel {
   };
   return {
     async request(request: AiRequest, requestOptions: AiRequestOptions): Promise<AiAnswer> {
+      if (request.kind === "satisfy") {
+        const decided = await satisfy(request, settings, requestOptions.signal);
+        if (decided) return decided;
+        if (fallback) return fallback.request(request, requestOptions);
+        throw new InputError(
+          `ocr() decides only statements about quoted text, such as 'contains "Refund requested"', ` +
+            `'the total shows "$19.99"' or 'does not show "Error"' (joined by "and"); ` +
+            `${JSON.stringify(request.statement)} is not one: ${VISION_HINT}.`,
+        );
+      }
       const local = await answerLocally(request, settings, requestOptions.signal);
       if (local.declined && fallback) return fallback.request(request, requestOptions);
       return local.answer;
@@ -125,7 +141,11 @@ interface Settings {
   minConfidence: number;
 }
 
-function answerLocally(request: AiRequest, settings: Settings, signal: AbortSignal): Promise<Local<AiAnswer>> {
+function answerLocally(
+  request: Exclude<AiRequest, SatisfyRequest>,
+  settings: Settings,
+  signal: AbortSignal,
+): Promise<Local<AiAnswer>> {
   switch (request.kind) {
     case "locate":
       return locate(request, settings, signal);
@@ -261,6 +281,22 @@ async function judge(request: JudgeRequest, settings: Settings, signal: AbortSig
     `every quoted text of the prompt is on screen (${phrases.map((p) => `"${p}"`).join(", ")}); ` +
     `ocr checked nothing else of the prompt.`;
   return { answer: { accept: true, reason, model: OCR_MODEL }, declined: false };
+}
+
+/**
+ * A statement about quoted text, decided from the evidence's text and, when an image came with it,
+ * the text read off that image; `undefined` for any other statement.
+ */
+async function satisfy(
+  request: SatisfyRequest,
+  settings: Settings,
+  signal: AbortSignal,
+): Promise<SatisfyAnswer | undefined> {
+  const clauses = textClauses(request.statement);
+  if (!clauses) return undefined;
+  const read = request.screen ? (await readScreen(request.screen, settings, signal)).lines.map((l) => l.text) : [];
+  const { holds, reason } = decideClauses(clauses, [request.evidence, ...read].join("\n"));
+  return { probability: holds ? 1 : 0, reason, model: OCR_MODEL };
 }
 
 function declineCompare(): Local<CompareAnswer> {
