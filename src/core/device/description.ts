@@ -109,6 +109,14 @@ export interface DeviceSession {
   swipe?(swipe: Swipe): Promise<void>;
 
   /**
+   * Optional: scroll with the driver's own scroll command where it tells whether more can scroll
+   * (UiAutomator2's `mobile: scrollGesture`, which answers from the accessibility scroll events,
+   * not from pixels). Used by whole-page baselines to stop at a page's top or end without one more
+   * swipe there; without it they swipe and compare screenshots.
+   */
+  scrollAndTell?(scroll: DriverScroll): Promise<ScrollAnswer>;
+
+  /**
    * The accessibility tree as the driver serves it (`driver.getPageSource()`): UiAutomator2 XML
    * (`bounds="[x1,y1][x2,y2]"` in pixels) on Android, XCUITest XML (`x`/`y`/`width`/`height` in
    * points) on iOS. Optional: without it the heal ladder skips its accessibility rung (docs/heal.md).
@@ -121,6 +129,20 @@ export interface DeviceSession {
    * that matches no element. Needed by `toMatchScreenshot`'s selector and element masks only.
    */
   elementRects?(targets: ElementTarget[]): Promise<(Rect | null)[]>;
+}
+
+/** A scroll the driver performs itself: of `area` (screenshot pixels), by `share` of its height. */
+export interface DriverScroll {
+  area: Rect;
+  /** `down` shows what is below (the finger moves up), as in {@link Swipe}'s scroll taps. */
+  direction: "down" | "up";
+  /** How far, as a share of the area's height (0 to 1). */
+  share: number;
+}
+
+/** The driver's answer to a {@link DriverScroll}: whether the content can scroll further that way. */
+export interface ScrollAnswer {
+  more: boolean;
 }
 
 /**

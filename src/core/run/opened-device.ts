@@ -2,7 +2,14 @@
  * A device session with its description cached: described once per session, and again
  * when a screenshot's size shows the screen changed (a rotation).
  */
-import type { AdapterNote, DescribedDevice, DeviceSession, ElementTarget } from "../device/description.js";
+import type {
+  AdapterNote,
+  DescribedDevice,
+  DeviceSession,
+  DriverScroll,
+  ElementTarget,
+  ScrollAnswer,
+} from "../device/description.js";
 import { DeviceError } from "../ground/errors.js";
 import type { Point, Rect } from "../ground/geometry.js";
 import type { Swipe } from "../device/description.js";
@@ -67,6 +74,12 @@ export class OpenedDevice {
       );
     }
     return this.session.swipe(swipe);
+  }
+
+  /** The driver's own scroll with its answer, or `undefined` when the session has none. */
+  get scrollAndTell(): ((scroll: DriverScroll) => Promise<ScrollAnswer>) | undefined {
+    const session = this.session;
+    return session.scrollAndTell ? (scroll) => session.scrollAndTell!(scroll) : undefined;
   }
 
   /**

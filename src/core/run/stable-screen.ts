@@ -69,6 +69,11 @@ export interface MatchPoll {
   masks: Rect[];
   /** When a screen that does not match counts as final (src/core/run/settle.ts). */
   settle: SettleRule;
+  /**
+   * Whether two screenshots count as the same screen for the settle rule; default {@link sameScreen}
+   * (identical outside the masks). Whole pages pass a rule with room for lossy frames.
+   */
+  same?: (a: Buffer, b: Buffer) => Promise<boolean>;
 }
 
 /** How a poll without a match ended: the screen `settled` without matching, or was still changing at the `deadline`. */
@@ -88,7 +93,7 @@ export type Polled<T> = { png: Buffer; value: T } & (
  */
 export async function pollForMatch<T>(
   call: Call,
-  { until, masks, settle }: MatchPoll,
+  { until, masks, settle, same: sameAs }: MatchPoll,
   look: (png: Buffer) => Promise<Look<T>>,
 ): Promise<Polled<T>> {
   let last: (Look<T> & { png: Buffer }) | undefined;
@@ -99,7 +104,7 @@ export async function pollForMatch<T>(
   for (;;) {
     const started = Date.now();
     const png = await call.screenshot();
-    const same = last !== undefined && (await sameScreen(last.png, png, masks));
+    const same = last !== undefined && (await (sameAs ? sameAs(last.png, png) : sameScreen(last.png, png, masks)));
     inARow = same ? inARow + 1 : 1;
     if (!last?.png.equals(png)) last = { png, ...(await look(png)) };
     const now = Date.now();

@@ -74,7 +74,10 @@ export function stitchScreens(screens: RawImage[], options: StitchOptions): Stit
   const foot = height - head - band;
   const offsets = [0];
   for (let k = 1; k < screens.length; k++) {
-    const shift = bandShift({ before: rows[k - 1]!, after: rows[k]!, head, band }, { expected: options.expectedShift });
+    const shift = bandShift(
+      { before: rows[k - 1]!, after: rows[k]!, head, band },
+      { expected: options.expectedShift },
+    )?.shift;
     if (shift === undefined) {
       throw new StitchError(
         `screen ${k + 1} does not continue screen ${k}: no offset makes ${(MIN_ROW_MATCH * 100).toFixed(0)}% of ` +
@@ -110,9 +113,16 @@ export interface StillRows {
   band: number;
 }
 
-/** {@link StillRows} of screens taken one swipe apart: what did not move while the rest scrolled. */
-export function stillRowsOf(screens: RawImage[], options: Pick<StitchOptions, "top" | "bottom">): StillRows {
-  return stillRows(rowSignatures(screens), options);
+/**
+ * {@link StillRows} of two screens taken one swipe apart: what did not move while the rest scrolled,
+ * and below it a header that changed (left out of the band: a swipe there may scroll nothing).
+ */
+export function stillRowsOf(screens: [RawImage, RawImage], options: StitchOptions): StillRows {
+  const rows = rowSignatures(screens);
+  const { head, band } = stillRows(rows, options);
+  const found = bandShift({ before: rows[0]!, after: rows[1]!, head, band }, { expected: options.expectedShift });
+  const lead = found?.lead ?? 0;
+  return { head: head + lead, band: band - lead };
 }
 
 function stillRows(rows: RowSignatures[], options: Pick<StitchOptions, "top" | "bottom">): StillRows {
@@ -153,7 +163,7 @@ interface BandPair {
  * band; among equals, the one nearest `expected`, then the one with the shorter changed header.
  * `undefined` when none does.
  */
-function bandShift(pair: BandPair, { expected }: { expected: number }): number | undefined {
+function bandShift(pair: BandPair, { expected }: { expected: number }): { shift: number; lead: number } | undefined {
   const { band } = pair;
   const minOverlap = Math.max(1, Math.ceil(band * MIN_OVERLAP_SHARE));
   let best: { shift: number; score: number; lead: number } | undefined;
@@ -168,7 +178,7 @@ function bandShift(pair: BandPair, { expected }: { expected: number }): number |
       best = { shift, score, lead };
     }
   }
-  return best?.shift;
+  return best && { shift: best.shift, lead: best.lead };
 }
 
 /**
@@ -196,6 +206,20 @@ function changedHeader(alike: (i: number) => boolean, most: number): number {
   let lead = 0;
   for (let i = 0; i < most && i - lead <= HEADER_GAP_ROWS; i++) if (!alike(i)) lead = i + 1;
   return lead;
+}
+
+/**
+ * How far the content moved up from `before` to `after` (negative: down), found as the stitcher
+ * finds it; `undefined` when the two do not overlap. Screens of one size.
+ */
+export function shiftBetween(before: RawImage, after: RawImage, options: StitchOptions): number | undefined {
+  const rows = rowSignatures([before, after]);
+  const { head, band } = stillRows(rows, options);
+  const pair = { head, band };
+  const down = bandShift({ ...pair, before: rows[0]!, after: rows[1]! }, { expected: options.expectedShift });
+  if (down !== undefined) return down.shift;
+  const up = bandShift({ ...pair, before: rows[1]!, after: rows[0]! }, { expected: options.expectedShift });
+  return up === undefined ? undefined : -up.shift;
 }
 
 /** The screen (1-based) that first showed page row `y`: the header belongs to the first, the footer to the last. */
