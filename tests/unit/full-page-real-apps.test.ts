@@ -265,6 +265,17 @@ test("a pull-to-refresh list at its top is taken without refreshing: one short p
   expect(back[0]!.to.y - back[0]!.from.y).toBeLessThan(128);
   expect(logs.map((e) => e.detail ?? "").join("\n")).not.toMatch(/scrolled to the top/);
 
+  // Compared again from the top: the first screen shows the stored page's top, so not even the probe is made.
+  configureAi({ channel, storageDir, mode: "replay", log: (e) => logs.push(e), resultsDir: false });
+  app.offset = 0;
+  const swipesBefore = app.swipes.length;
+  expect(await ai.expect({}).toMatchScreenshot("feed", "the list", { fullPage: true })).toMatchObject({
+    outcome: "matched",
+    aiCalls: 0,
+  });
+  expect(app.swipes.slice(swipesBefore).filter((s) => s.to.y > s.from.y)).toEqual([]);
+  expect(app.refreshes).toBe(0);
+
   // The scroll tap's swipe back (half the content area) at the top would have refreshed this list.
   app.offset = 0;
   await app.swipe({ from: { x: 60, y: 107 }, to: { x: 60, y: 297 }, durationMs: 800 });

@@ -92,3 +92,13 @@ export function screensAlike(a: RawImage, b: RawImage, { top, bottom }: { top: n
   for (let y = Math.max(0, top); y < Math.min(bottom, a.height); y++) if (!rowsAlike(sa!, y, sb!, y)) return false;
   return true;
 }
+
+/** How many rows from `top` down are alike in `a` and `b` (same width), before the first that is not. */
+export function alikeRowsFromTop(a: RawImage, b: RawImage, { top, bottom }: { top: number; bottom: number }): number {
+  if (a.width !== b.width) return 0;
+  const [sa, sb] = rowSignatures([a, b]);
+  const end = Math.min(bottom, a.height, b.height);
+  let y = Math.max(0, top);
+  while (y < end && rowsAlike(sa!, y, sb!, y)) y++;
+  return y - Math.max(0, top);
+}

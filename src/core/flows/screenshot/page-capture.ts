@@ -7,7 +7,8 @@
  */
 import type { Swipe } from "../../device/description.js";
 import { DeviceError, InputError } from "../../ground/errors.js";
-import { encodePng } from "../../pixels/images.js";
+import { decodeRegion, encodePng, imageSize, type RawImage } from "../../pixels/images.js";
+import type { Size } from "../../ground/geometry.js";
 import type { Call } from "../../run/call.js";
 import { swipesText } from "../../run/scrolling.js";
 import type { SettleRule } from "../../run/settle.js";
@@ -40,6 +41,8 @@ export interface PageTaking {
   /** The settle rule's `shots` apply to each screen; its `graceMs` does not (a page is taken once). */
   settle: SettleRule;
   until: number;
+  /** The stored page's PNG, when comparing: a first screen showing its top needs no swipe to find the top. */
+  storedPage?: Buffer;
 }
 
 /** `5 screens, 9120 px, to the end of the page`, for details and notes. */
@@ -55,7 +58,10 @@ export function describePage(page: Pick<CapturedPage, "layout" | "ended">): stri
 }
 
 /** Take the page from its top: to the top, then screens and swipes down until the end or a limit; stitched. */
-export async function capturePage(call: Call, { fullPage, settle, until }: PageTaking): Promise<CapturedPage> {
+export async function capturePage(
+  call: Call,
+  { fullPage, settle, until, storedPage }: PageTaking,
+): Promise<CapturedPage> {
   const { device } = call;
   if (fullPage.maxHeight < device.screen.height) {
     throw new InputError(
@@ -78,7 +84,8 @@ export async function capturePage(call: Call, { fullPage, settle, until }: PageT
   // A screen on the way settles as fast as any: it may wait a fifth of that time, not a 31st (the most swipes back).
   const rewindLook = async (looks: number) =>
     (await settledLook(call, { settle, until: rewindEnd, looks: Math.min(looks, 5), frame })).shot;
-  const top = await toPageTop(call, { first: await rewindLook(1), frame, look: rewindLook });
+  const knownTop = storedPage && (await topOf(storedPage, device.screen));
+  const top = await toPageTop(call, { first: await rewindLook(1), frame, look: rewindLook, knownTop });
   if (top.swipes > 0) call.note(`scrolled to the top of the page with ${swipesText(top.swipes, "up")}`);
   const seen = await screensDown(call, { first: top.shot, frame, fullPage, look });
   return finish(call, { ...seen, settled, frame, fullPage });
@@ -107,6 +114,18 @@ async function screensDown(
     }
   }
   return { shots, ended: "maxScreens", laterTravel: travelOf(swipe) };
+}
+
+/** The stored page's first screen of rows, or `undefined` when it is not of this screen's width (or unreadable). */
+async function topOf(png: Buffer, screen: Size): Promise<RawImage | undefined> {
+  try {
+    const size = await imageSize(png);
+    if (size.width !== screen.width || size.height < screen.height) return undefined;
+    return await decodeRegion(png, { x: 0, y: 0, width: screen.width, height: screen.height });
+  } catch {
+    // A stored image that cannot be read fails the comparison itself, with its own message.
+    return undefined;
+  }
 }
 
 function travelOf(swipe: Swipe): number {

@@ -7,9 +7,9 @@
 import type { DeviceDescription, Swipe } from "../../device/description.js";
 import { scrollRegion, swipeFor, swipeInSpan, SWIPE_TRAVEL, type VerticalSpan } from "../../device/swipe-geometry.js";
 import type { Rect } from "../../ground/geometry.js";
-import { decode } from "../../pixels/images.js";
+import { decode, type RawImage } from "../../pixels/images.js";
 import { systemBarMasks } from "../../pixels/masks.js";
-import { screensAlike } from "../../pixels/row-signatures.js";
+import { alikeRowsFromTop, screensAlike } from "../../pixels/row-signatures.js";
 import type { Call } from "../../run/call.js";
 import { SETTLE_MAX_MS } from "../../run/scrolling.js";
 import type { SettleRule } from "../../run/settle.js";
@@ -31,6 +31,11 @@ const BAND_TRAVEL = 1 - 2 * MIN_OVERLAP_SHARE;
  * before release as every swipe is (src/appium/actions.ts), no flick that dismisses an iOS sheet.
  */
 export const TOP_PROBE_SHARE = 0.04;
+/**
+ * The first screen is the stored page's top when this share of its content rows, from the top down,
+ * are alike (the rest may be the footer, which the stored page shows only at its end).
+ */
+const KNOWN_TOP_SHARE = 0.75;
 /** A swipe back that moved the content less than this share of its travel reached the top. */
 const SHORT_MOVE = 0.75;
 /** The most swipes back to the top. */
@@ -114,7 +119,8 @@ export async function scrollBy(call: Call, swipe: Swipe, frame: PageFrame): Prom
 export type Look = (looksLeft: number) => Promise<Shot>;
 
 /**
- * Get from `first` to the page's top. A short swipe back first ({@link TOP_PROBE_SHARE}): if it moved
+ * Get from `first` to the page's top. A first screen that shows the stored page's top (`knownTop`,
+ * its first screen of rows) is there: no swipe at all. Else a short swipe back first ({@link TOP_PROBE_SHARE}): if it moved
  * nothing the page is at its top, and no full swipe was made there (a pull-to-refresh list does not
  * refresh, a sheet is not dismissed). Else swipes back until the driver says nothing is above, a
  * swipe moves the content less than its travel (it reached the top on the way), or moves nothing.
@@ -122,8 +128,12 @@ export type Look = (looksLeft: number) => Promise<Shot>;
  */
 export async function toPageTop(
   call: Call,
-  { first, frame, look }: { first: Shot; frame: PageFrame; look: Look },
+  { first, frame, look, knownTop }: { first: Shot; frame: PageFrame; look: Look; knownTop?: RawImage },
 ): Promise<{ shot: Shot; swipes: number }> {
+  const content = frame.bottom - frame.top;
+  if (knownTop && alikeRowsFromTop(first.raw, knownTop, frame) >= KNOWN_TOP_SHARE * content) {
+    return { shot: first, swipes: 0 };
+  }
   const probeTravel = Math.max(8, Math.round(call.device.screen.height * TOP_PROBE_SHARE));
   const x = frame.region.x + frame.region.width / 2;
   const centre = frame.region.y + frame.region.height / 2;
