@@ -81,7 +81,7 @@ export function stitchScreens(screens: RawImage[], options: StitchOptions): Stit
     if (shift === undefined) {
       throw new StitchError(
         `screen ${k + 1} does not continue screen ${k}: no offset makes ${(MIN_ROW_MATCH * 100).toFixed(0)}% of ` +
-          `their overlapping rows equal (content that changed while scrolling, or a swipe that moved more than ` +
+          `their overlapping rows alike (content that changed while scrolling, or a swipe that moved more than ` +
           `${Math.round((1 - MIN_OVERLAP_SHARE) * 100)}% of the scrolling area)`,
       );
     }
