@@ -104,7 +104,7 @@ export interface DeviceSession {
   /**
    * Optional: swipe in screenshot pixels of the screen last described (press at `from`, move to
    * `to` over `durationMs`, pause, release); the session converts to its tap units as `tap` does.
-   * Needed by `tap`'s `scroll` option only.
+   * Needed by `tap`'s `scroll` option and whole-page baselines only.
    */
   swipe?(swipe: Swipe): Promise<void>;
 

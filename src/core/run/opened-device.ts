@@ -69,8 +69,9 @@ export class OpenedDevice {
   swipe(swipe: Swipe): Promise<void> {
     if (typeof this.session.swipe !== "function") {
       throw new DeviceError(
-        "tap's scroll option needs a device session that can swipe, and this adapter's session has no swipe() " +
-          "method. Add swipe(swipe) to the adapter's DeviceSession (docs/devices.md), or tap without scroll.",
+        "tap's scroll option and whole-page baselines (fullPage) need a device session that can swipe, and this " +
+          "adapter's session has no swipe() method. Add swipe(swipe) to the adapter's DeviceSession (docs/devices.md), " +
+          "or tap without scroll and compare single screens.",
       );
     }
     return this.session.swipe(swipe);
