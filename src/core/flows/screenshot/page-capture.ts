@@ -82,10 +82,16 @@ export async function capturePage(
   // Getting to the top takes at most half of what is left, as a scroll tap's rewind.
   const rewindEnd = Date.now() + Math.max(0, until - Date.now()) / 2;
   // A screen on the way settles as fast as any: it may wait a fifth of that time, not a 31st (the most swipes back).
-  const rewindLook = async (looks: number) =>
-    (await settledLook(call, { settle, until: rewindEnd, looks: Math.min(looks, 5), frame })).shot;
+  const settledOnTheWay = new WeakSet<Shot>();
+  const rewindLook = async (looks: number) => {
+    const seen = await settledLook(call, { settle, until: rewindEnd, looks: Math.min(looks, 5), frame });
+    if (seen.settled) settledOnTheWay.add(seen.shot);
+    return seen.shot;
+  };
   const knownTop = storedPage && (await topOf(storedPage, device.screen));
   const top = await toPageTop(call, { first: await rewindLook(1), frame, look: rewindLook, knownTop });
+  // The top screen is the page's first.
+  settled &&= settledOnTheWay.has(top.shot);
   if (top.swipes > 0) call.note(`scrolled to the top of the page with ${swipesText(top.swipes, "up")}`);
   const seen = await screensDown(call, { first: top.shot, frame, fullPage, look });
   return finish(call, { ...seen, settled, frame, fullPage });
