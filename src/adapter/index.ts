@@ -25,10 +25,12 @@ export type {
   DeviceAdapter,
   DeviceDescription,
   DeviceSession,
+  DriverScroll,
   ElementTarget,
   IdentityHints,
   Insets,
   Platform,
+  ScrollAnswer,
   Swipe,
   Target,
 } from "../core/device/description.js";

@@ -4,17 +4,20 @@
  */
 import { appiumAdapter } from "../appium/index.js";
 import { describeAndroid } from "./describe.js";
+import { withScrollGesture } from "./scroll-gesture.js";
 
-export const androidAdapter = appiumAdapter(
-  {
-    platform: "android",
-    entry: "tapshot/android",
-    automationNames: ["uiautomator2", "espresso"],
-    driverLabel: "UiAutomator2 or Espresso",
-    // appium-uiautomator2-driver lib/driver.ts: only CHROME_NO_PROXY routes (/context, /execute) stay native.
-    inWebContext:
-      "the driver sends screenshots, the window size and taps to chromedriver (the web view only, in CSS pixels), " +
-      "while mobile: commands and the system bars stay native",
-  },
-  describeAndroid,
+export const androidAdapter = withScrollGesture(
+  appiumAdapter(
+    {
+      platform: "android",
+      entry: "tapshot/android",
+      automationNames: ["uiautomator2", "espresso"],
+      driverLabel: "UiAutomator2 or Espresso",
+      // appium-uiautomator2-driver lib/driver.ts: only CHROME_NO_PROXY routes (/context, /execute) stay native.
+      inWebContext:
+        "the driver sends screenshots, the window size and taps to chromedriver (the web view only, in CSS pixels), " +
+        "while mobile: commands and the system bars stay native",
+    },
+    describeAndroid,
+  ),
 );

@@ -43,14 +43,73 @@ const GESTURE_NAVIGATION_API = 29;
 /** A window shorter than the screenshot by more than this share is not explained by a system bar. */
 const MAX_BAR_SHARE = 0.15;
 
+/** What every step of the describe reads from: the session, its first screenshot and lazy driver answers. */
+interface Context {
+  driver: AppiumSession;
+  caps: object;
+  note: AdapterNote;
+  png: Buffer;
+  shot: Size;
+  orientation: "portrait" | "landscape";
+  deviceInfo: () => Promise<Record<string, unknown>>;
+  systemBars: () => Promise<Record<string, unknown>>;
+}
+
+/** The app's window in tap pixels, and screenshot pixels per tap pixel. */
+interface Window {
+  win?: Rect;
+  scale: number;
+  tapBounds: Rect;
+}
+
+/** Pixels per dp and the API level, read only when an estimate needs them. */
+interface Lazy {
+  density: () => Promise<number | undefined>;
+  apiLevel: () => Promise<number | undefined>;
+}
+
 export async function describeAndroid(driver: AppiumSession, note: AdapterNote): Promise<Reading> {
-  const caps = driver.capabilities;
   const png = await takePng(driver);
   const shot = await screenshotSize(png);
-  const orientation = orientationOf(shot);
-  const deviceInfo = once(() => mobileObject(driver, "mobile: deviceInfo"));
-  const systemBars = once(() => mobileObject(driver, "mobile: getSystemBars"));
+  const ctx: Context = {
+    driver,
+    caps: driver.capabilities,
+    note,
+    png,
+    shot,
+    orientation: orientationOf(shot),
+    deviceInfo: once(() => mobileObject(driver, "mobile: deviceInfo")),
+    systemBars: once(() => mobileObject(driver, "mobile: getSystemBars")),
+  };
+  const model = await readModel(ctx);
+  const identity = emulatorIdentity(model?.value, ctx.caps, note);
+  const osVersion = await readOsVersion(ctx);
+  const displayToShot = await readDisplayToShot(ctx);
+  const window = await readWindow(ctx);
+  const lazy: Lazy = { apiLevel: once(() => readApiLevel(ctx)), density: once(() => readDensity(ctx, displayToShot)) };
+  const status = await readStatusBar(ctx, displayToShot, lazy);
+  const navigation = await readNavigationBar(ctx, { displayToShot, window, lazy });
 
+  const statusBar = status && (await drawnStatusBar(png, shot, status, note));
+  const insets = tidyInsets(mergeInsets(statusBar ?? NO_INSETS, navigation?.value ?? NO_INSETS), shot);
+  const espresso = /^espresso$/i.test(textCapability(ctx.caps, "automationName") ?? "");
+  return {
+    device: {
+      platform: "android",
+      model: identity?.model ?? model?.value ?? UNKNOWN_ANDROID_MODEL,
+      osVersion: osVersion?.value ?? "unknown",
+      screen: shot,
+      scale: window.scale,
+      insets,
+      orientation: ctx.orientation,
+      ...(identity && { identity: identity.hints }),
+    },
+    tapBounds: window.tapBounds,
+    ...(espresso ? espressoWindow(window.tapBounds, navigation?.value, window.scale, note) : {}),
+  };
+}
+
+async function readModel({ caps, note, deviceInfo }: Context): Promise<Found<string> | undefined> {
   const model = await firstOf(
     "android model",
     [
@@ -72,9 +131,11 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
         `configureAi({ target: { model } }) so its records are not shared with other devices`,
     );
   }
-  const identity = emulatorIdentity(model?.value, caps, note);
+  return model;
+}
 
-  const osVersion = await firstOf(
+function readOsVersion({ caps, note, deviceInfo }: Context): Promise<Found<string> | undefined> {
+  return firstOf(
     "android OS version",
     [
       { name: "mobile: deviceInfo", read: async () => text((await deviceInfo()).platformVersion) },
@@ -83,8 +144,13 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
     note,
     `used "unknown"`,
   );
+}
 
-  // The display as the device reports it, turned to the screenshot's orientation.
+/**
+ * Display pixels (bar frames, status bar heights) to screenshot pixels: the display as the device
+ * reports it, turned to the screenshot's orientation.
+ */
+async function readDisplayToShot({ caps, note, shot, deviceInfo }: Context): Promise<number> {
   const display = await firstOf(
     "android display size",
     [
@@ -101,9 +167,10 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
         `${shot.width}x${shot.height}; geometry follows the screenshots`,
     );
   }
-  /** Display pixels (bar frames, status bar heights) to screenshot pixels. */
-  const displayToShot = shot.width / real.width;
+  return shot.width / real.width;
+}
 
+async function readWindow({ driver, note, shot }: Context): Promise<Window> {
   const window = await firstOf(
     "android window",
     [{ name: "getWindowRect", read: async () => windowRect(await driver.getWindowRect(), shot) }],
@@ -111,38 +178,45 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
     "assumed taps in screenshot pixels (scale 1)",
   );
   const win = window?.value;
-  const scale = win ? scaleFor(shot, win, note) : 1;
-  const tapBounds = win ?? { x: 0, y: 0, width: shot.width, height: shot.height };
+  return {
+    ...(win && { win }),
+    scale: win ? scaleFor(shot, win, note) : 1,
+    tapBounds: win ?? { x: 0, y: 0, width: shot.width, height: shot.height },
+  };
+}
 
-  const apiLevel = once(async () => {
-    const found = await firstOf(
-      "android API level",
-      [
-        { name: "mobile: deviceInfo", read: async () => positive((await deviceInfo()).apiVersion) },
-        { name: "capability deviceApiLevel", read: () => positive(capability(caps, "deviceApiLevel")) },
-      ],
-      note,
-      "unknown",
-    );
-    return found?.value;
-  });
+async function readApiLevel({ caps, note, deviceInfo }: Context): Promise<number | undefined> {
+  const found = await firstOf(
+    "android API level",
+    [
+      { name: "mobile: deviceInfo", read: async () => positive((await deviceInfo()).apiVersion) },
+      { name: "capability deviceApiLevel", read: () => positive(capability(caps, "deviceApiLevel")) },
+    ],
+    note,
+    "unknown",
+  );
+  return found?.value;
+}
 
-  const density = once(async () => {
-    const found = await firstOf(
-      "android density",
-      [
-        { name: "mobile: deviceInfo", read: async () => dpi((await deviceInfo()).displayDensity) },
-        { name: "capability deviceScreenDensity", read: () => dpi(capability(caps, "deviceScreenDensity")) },
-        { name: "mobile: getDisplayDensity", read: async () => dpi(await driver.execute("mobile: getDisplayDensity")) },
-        { name: "capability pixelRatio", read: () => positive(capability(caps, "pixelRatio")) },
-      ],
-      note,
-      "no estimate possible",
-    );
-    return found && found.value * displayToShot;
-  });
+/** Screenshot pixels per dp. */
+async function readDensity({ driver, caps, note, deviceInfo }: Context, displayToShot: number) {
+  const found = await firstOf(
+    "android density",
+    [
+      { name: "mobile: deviceInfo", read: async () => dpi((await deviceInfo()).displayDensity) },
+      { name: "capability deviceScreenDensity", read: () => dpi(capability(caps, "deviceScreenDensity")) },
+      { name: "mobile: getDisplayDensity", read: async () => dpi(await driver.execute("mobile: getDisplayDensity")) },
+      { name: "capability pixelRatio", read: () => positive(capability(caps, "pixelRatio")) },
+    ],
+    note,
+    "no estimate possible",
+  );
+  return found && found.value * displayToShot;
+}
 
-  const status = await firstOf<Insets>(
+function readStatusBar(ctx: Context, displayToShot: number, lazy: Lazy): Promise<Found<Insets> | undefined> {
+  const { driver, caps, note, shot, systemBars } = ctx;
+  return firstOf<Insets>(
     "android status bar",
     [
       {
@@ -167,7 +241,7 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
       {
         name: `an estimate of ${STATUS_BAR_DP}dp`,
         read: async () => {
-          const d = await density();
+          const d = await lazy.density();
           return d ? { ...NO_INSETS, top: STATUS_BAR_DP * d } : undefined;
         },
       },
@@ -175,8 +249,15 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
     note,
     "assumed no status bar",
   );
+}
 
-  const navigation = await firstOf<Insets>(
+function readNavigationBar(
+  ctx: Context,
+  { displayToShot, window, lazy }: { displayToShot: number; window: Window; lazy: Lazy },
+): Promise<Found<Insets> | undefined> {
+  const { note, shot, systemBars } = ctx;
+  const { win, scale } = window;
+  return firstOf<Insets>(
     "android navigation bar",
     [
       {
@@ -190,46 +271,29 @@ export async function describeAndroid(driver: AppiumSession, note: AdapterNote):
         name: "the window's size against the screenshot's",
         read: () => (win ? uncovered(shot, win, scale) : undefined),
       },
-      {
-        name: "an estimate",
-        read: async () => {
-          const d = await density();
-          if (!d) return undefined;
-          const gestures = (await apiLevel()) !== undefined && (await apiLevel())! >= GESTURE_NAVIGATION_API;
-          // A gesture bar spans the bottom edge in both orientations; a 3-button bar moves to the right on phones.
-          const side = gestures || orientation === "portrait" ? "bottom" : "right";
-          const dp = gestures ? GESTURE_BAR_DP : NAVIGATION_BAR_DP;
-          note(
-            `android navigation bar: estimated ${dp}dp (${Math.round(dp * d)}px), ` +
-              (gestures
-                ? `a gesture navigation bar, the default since Android 10; a 3-button bar is ${NAVIGATION_BAR_DP}dp`
-                : `a 3-button navigation bar (API level ${(await apiLevel()) ?? "unknown"})`),
-          );
-          return { ...NO_INSETS, [side]: dp * d };
-        },
-      },
+      { name: "an estimate", read: () => estimatedNavigationBar(ctx, lazy) },
     ],
     note,
     "assumed no navigation bar",
   );
+}
 
-  const statusBar = status && (await drawnStatusBar(png, shot, status, note));
-  const insets = tidyInsets(mergeInsets(statusBar ?? NO_INSETS, navigation?.value ?? NO_INSETS), shot);
-  const espresso = /^espresso$/i.test(textCapability(caps, "automationName") ?? "");
-  return {
-    device: {
-      platform: "android",
-      model: identity?.model ?? model?.value ?? UNKNOWN_ANDROID_MODEL,
-      osVersion: osVersion?.value ?? "unknown",
-      screen: shot,
-      scale,
-      insets,
-      orientation,
-      ...(identity && { identity: identity.hints }),
-    },
-    tapBounds,
-    ...(espresso ? espressoWindow(tapBounds, navigation?.value, scale, note) : {}),
-  };
+/** The navigation bar from the density and API level alone, with a note saying which bar was assumed. */
+async function estimatedNavigationBar({ note, orientation }: Context, lazy: Lazy): Promise<Insets | undefined> {
+  const d = await lazy.density();
+  if (!d) return undefined;
+  const api = await lazy.apiLevel();
+  const gestures = api !== undefined && api >= GESTURE_NAVIGATION_API;
+  // A gesture bar spans the bottom edge in both orientations; a 3-button bar moves to the right on phones.
+  const side = gestures || orientation === "portrait" ? "bottom" : "right";
+  const dp = gestures ? GESTURE_BAR_DP : NAVIGATION_BAR_DP;
+  note(
+    `android navigation bar: estimated ${dp}dp (${Math.round(dp * d)}px), ` +
+      (gestures
+        ? `a gesture navigation bar, the default since Android 10; a 3-button bar is ${NAVIGATION_BAR_DP}dp`
+        : `a 3-button navigation bar (API level ${api ?? "unknown"})`),
+  );
+  return { ...NO_INSETS, [side]: dp * d };
 }
 
 /**

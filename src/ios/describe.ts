@@ -24,9 +24,10 @@ import {
   turnTo,
   windowRect,
   type AppiumSession,
+  type Found,
   type Reading,
 } from "../appium/index.js";
-import type { Size } from "../core/ground/geometry.js";
+import type { Rect, Size } from "../core/ground/geometry.js";
 import { knownModelName, modelOfProductType, statusBarPointsOf } from "./models.js";
 
 /** Model used when no source names the device; `configureAi({ target })` should then name it. */
@@ -43,18 +44,72 @@ const TALL_STATUS_BAR_PT = 54;
 /** Status bar of iPads without a home button, in points. */
 const PAD_STATUS_BAR_PT = 24;
 
+/** What every step of the describe reads from: the session, its first screenshot and lazy driver answers. */
+interface Context {
+  driver: AppiumSession;
+  caps: object;
+  note: AdapterNote;
+  shot: Size;
+  orientation: "portrait" | "landscape";
+  deviceInfo: () => Promise<Record<string, unknown>>;
+  screenInfo: () => Promise<Record<string, unknown>>;
+  lockdown: () => Promise<Record<string, unknown>>;
+  productType: () => Promise<string | undefined>;
+}
+
 export async function describeIos(driver: AppiumSession, note: AdapterNote): Promise<Reading> {
-  const caps = driver.capabilities;
   const shot = await screenshotSize(await takePng(driver));
-  const orientation = orientationOf(shot);
   const deviceInfo = once(() => mobileObject(driver, "mobile: deviceInfo"));
-  const screenInfo = once(() => mobileObject(driver, "mobile: deviceScreenInfo"));
   const lockdown = async () => {
     const info = (await deviceInfo()).lockdownInfo;
     return info && typeof info === "object" ? (info as Record<string, unknown>) : {};
   };
+  const ctx: Context = {
+    driver,
+    caps: driver.capabilities,
+    note,
+    shot,
+    orientation: orientationOf(shot),
+    deviceInfo,
+    screenInfo: once(() => mobileObject(driver, "mobile: deviceScreenInfo")),
+    lockdown,
+    productType: once(async () => text((await lockdown()).ProductType)),
+  };
+  const model = await readModel(ctx);
+  // Older versions keyed real devices by their product type (`iphone16-1_17.5.1`).
+  const type = model?.source.includes("ProductType") ? await ctx.productType() : undefined;
+  const formerModels = type && type !== model?.value ? [type] : [];
+  const osVersion = await readOsVersion(ctx);
+  const win = await readWindow(ctx);
+  const scale = await readScale(ctx, win);
+  const screenPt = { width: shot.width / scale, height: shot.height / scale };
+  const shifted = noteWindow(ctx, win, screenPt);
+  const insets = await readInsets(ctx, { model: model?.value, screenPt, scale });
 
-  const productType = once(async () => text((await lockdown()).ProductType));
+  return {
+    device: {
+      platform: "ios",
+      model: model?.value ?? UNKNOWN_IOS_MODEL,
+      osVersion: osVersion?.value ?? "unknown",
+      screen: shot,
+      scale,
+      insets: tidyInsets(insets, shot),
+      orientation: ctx.orientation,
+      ...(formerModels.length > 0 ? { identity: { formerModels } } : {}),
+    },
+    tapBounds: { x: 0, y: 0, ...screenPt },
+    ...(win && shifted
+      ? {
+          tapOrigin: { x: win.x, y: win.y },
+          tapWindow: win,
+          tapWindowHint:
+            "give the app the whole screen (leave Split View or Slide Over), or learn this tap again with the app where it is now",
+        }
+      : {}),
+  };
+}
+
+async function readModel({ caps, note, deviceInfo, productType }: Context): Promise<Found<string> | undefined> {
   const model = await firstOf(
     "ios model",
     [
@@ -85,11 +140,11 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
         `configureAi({ target: { model } }) so its records are not shared with other models`,
     );
   }
-  // Older versions keyed real devices by their product type (`iphone16-1_17.5.1`).
-  const type = model?.source.includes("ProductType") ? await productType() : undefined;
-  const formerModels = type && type !== model?.value ? [type] : [];
+  return model;
+}
 
-  const osVersion = await firstOf(
+function readOsVersion({ caps, note, lockdown }: Context): Promise<Found<string> | undefined> {
+  return firstOf(
     "ios OS version",
     [
       {
@@ -102,14 +157,21 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
     note,
     `used "unknown"`,
   );
+}
 
+async function readWindow({ driver, note, shot }: Context): Promise<Rect | undefined> {
   const window = await firstOf(
     "ios window",
     [{ name: "getWindowRect", read: async () => windowRect(await driver.getWindowRect(), shot) }],
     note,
     "scale from the screen information only",
   );
-  const win = window?.value;
+  return window?.value;
+}
+
+/** Screenshot pixels per point: from the screen WDA reports, else the window, else the reported scale. */
+async function readScale(ctx: Context, win: Rect | undefined): Promise<number> {
+  const { note, shot, screenInfo } = ctx;
   const reported = await firstOf(
     "ios screen scale",
     [
@@ -120,7 +182,6 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
     note,
     "scale from the window only",
   );
-
   const scaleFound = await firstOf(
     "ios scale",
     [
@@ -131,20 +192,7 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
           return screen && shot.width / turnTo(screen, shot).width;
         },
       },
-      {
-        name: "screenshot / window width",
-        read: () => {
-          if (!win) return undefined;
-          const byWindow = shot.width / win.width;
-          if (reported && !sameScale(byWindow, reported.value)) {
-            throw new Error(
-              `the app's window (${win.width}x${win.height} pt at ${win.x},${win.y}) is not the whole screen: ` +
-                `${byWindow.toFixed(3)} px/pt against the screen scale ${reported.value}`,
-            );
-          }
-          return byWindow;
-        },
-      },
+      { name: "screenshot / window width", read: () => scaleOfWindow(shot, win, reported?.value) },
       { name: "the reported screen scale", read: () => reported?.value },
     ],
     note,
@@ -156,9 +204,28 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
       `ios scale: screenshots have ${scale} px per point, the device reports scale ${reported.value}; used ${scale}`,
     );
   }
-  const screenPt = { width: shot.width / scale, height: shot.height / scale };
-  // WebDriverAgent measures action coordinates from the active app's frame, which /window/rect reports
-  // with its origin (FBElementCommands.m handleGetWindowRect): not (0, 0) in Split View, Slide Over, Stage Manager.
+  return scale;
+}
+
+/** Screenshot pixels per window point; a window that is not the whole screen gives no scale. */
+function scaleOfWindow(shot: Size, win: Rect | undefined, reported: number | undefined): number | undefined {
+  if (!win) return undefined;
+  const byWindow = shot.width / win.width;
+  if (reported && !sameScale(byWindow, reported)) {
+    throw new Error(
+      `the app's window (${win.width}x${win.height} pt at ${win.x},${win.y}) is not the whole screen: ` +
+        `${byWindow.toFixed(3)} px/pt against the screen scale ${reported}`,
+    );
+  }
+  return byWindow;
+}
+
+/**
+ * Notes a window that is not the whole screen; true when it is shifted from the screen's corner.
+ * WebDriverAgent measures action coordinates from the active app's frame, which /window/rect reports
+ * with its origin (FBElementCommands.m handleGetWindowRect): not (0, 0) in Split View, Slide Over, Stage Manager.
+ */
+function noteWindow({ note }: Context, win: Rect | undefined, screenPt: Size): boolean {
   const shifted = win !== undefined && (win.x >= 0.5 || win.y >= 0.5);
   if (win && shifted) {
     note(
@@ -171,10 +238,37 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
         `${round(screenPt.width)}x${round(screenPt.height)} pt; taps use screen points`,
     );
   }
+  return shifted;
+}
 
-  const isPad = await padIdiom(deviceInfo, caps);
+/** The status bar and home indicator, in screenshot pixels. */
+async function readInsets(
+  ctx: Context,
+  { model, screenPt, scale }: { model: string | undefined; screenPt: Size; scale: number },
+): Promise<Insets> {
+  const isPad = await padIdiom(ctx.deviceInfo, ctx.caps);
   // iPhones hide the status bar in landscape; anywhere else a device shows one, so a 0 was read while it was hidden.
-  const showsStatusBar = isPad || orientation === "portrait";
+  const showsStatusBar = isPad || ctx.orientation === "portrait";
+  const statusPt = await readStatusBarPoints(ctx, { model, screenPt, isPad, showsStatusBar });
+  const homeIndicator = hasHomeIndicator(screenPt, isPad, statusPt);
+  const status =
+    statusPt ??
+    (!showsStatusBar ? 0 : !homeIndicator ? CLASSIC_STATUS_BAR_PT : isPad ? PAD_STATUS_BAR_PT : TALL_STATUS_BAR_PT);
+  const bottomPt = !homeIndicator
+    ? 0
+    : isPad
+      ? HOME_INDICATOR_PT.pad
+      : ctx.orientation === "portrait"
+        ? HOME_INDICATOR_PT.phonePortrait
+        : HOME_INDICATOR_PT.phoneLandscape;
+  return { top: status * scale, bottom: bottomPt * scale, left: 0, right: 0 };
+}
+
+async function readStatusBarPoints(
+  { note, orientation, screenInfo }: Context,
+  how: { model: string | undefined; screenPt: Size; isPad: boolean; showsStatusBar: boolean },
+): Promise<number | undefined> {
+  const { model, screenPt, isPad, showsStatusBar } = how;
   const hiddenWhenRead = (height: number | undefined, what: string) => {
     if (height !== 0 || !showsStatusBar) return height;
     throw new Error(
@@ -182,7 +276,7 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
         `while the status bar was hidden (a splash screen, a video)`,
     );
   };
-  const statusPt = await firstOf(
+  const found = await firstOf(
     "ios status bar",
     [
       {
@@ -201,7 +295,7 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
       {
         name: `the model table (src/ios/models.ts)`,
         read: () => {
-          const portrait = model ? statusBarPointsOf(model.value) : undefined;
+          const portrait = model ? statusBarPointsOf(model) : undefined;
           return portrait === undefined ? undefined : showsStatusBar ? portrait : 0;
         },
       },
@@ -209,40 +303,7 @@ export async function describeIos(driver: AppiumSession, note: AdapterNote): Pro
     note,
     "estimated from the screen shape",
   );
-  const homeIndicator = hasHomeIndicator(screenPt, isPad, statusPt?.value);
-  const status =
-    statusPt?.value ??
-    (!showsStatusBar ? 0 : !homeIndicator ? CLASSIC_STATUS_BAR_PT : isPad ? PAD_STATUS_BAR_PT : TALL_STATUS_BAR_PT);
-  const bottomPt = !homeIndicator
-    ? 0
-    : isPad
-      ? HOME_INDICATOR_PT.pad
-      : orientation === "portrait"
-        ? HOME_INDICATOR_PT.phonePortrait
-        : HOME_INDICATOR_PT.phoneLandscape;
-  const insets: Insets = { top: status * scale, bottom: bottomPt * scale, left: 0, right: 0 };
-
-  return {
-    device: {
-      platform: "ios",
-      model: model?.value ?? UNKNOWN_IOS_MODEL,
-      osVersion: osVersion?.value ?? "unknown",
-      screen: shot,
-      scale,
-      insets: tidyInsets(insets, shot),
-      orientation,
-      ...(formerModels.length > 0 ? { identity: { formerModels } } : {}),
-    },
-    tapBounds: { x: 0, y: 0, ...screenPt },
-    ...(win && shifted
-      ? {
-          tapOrigin: { x: win.x, y: win.y },
-          tapWindow: win,
-          tapWindowHint:
-            "give the app the whole screen (leave Split View or Slide Over), or learn this tap again with the app where it is now",
-        }
-      : {}),
-  };
+  return found?.value;
 }
 
 /** A product type the model table lacks is used as it is, with a note. */

@@ -2,7 +2,8 @@
  * Whole-page baselines (docs/api.md "Whole-page baselines") end to end: a real Appium 3 server
  * driving Chromium as a Pixel 7 on the rig's long order list (demo/app/long-pages.ts), between a
  * sticky app bar and a sticky total bar, with the real gemini() provider against the Gemini wire
- * double. The list is taken from its top with the scroll tap's swipes and stitched into one baseline.
+ * double. The list is taken from its top with swipes sized to its scrolling band (a quarter of the content area
+ * first, then 60% of the band) and stitched into one baseline.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -20,7 +21,7 @@ import { configureRig, useRigAndDouble } from "../support/rig-double.js";
 const KEY = "e2e-test-key-not-secret";
 const NAME = "order-history";
 const PROMPT = "the order history, from the first order to the last, with the total bar";
-/** Orders listed: four screens on a Pixel 7, the renamed one on the third. */
+/** Orders listed: the renamed one is on the fourth screen on a Pixel 7 (the first swipe moves a quarter of the content area). */
 const ROWS = 26;
 const KEY_PATH = ["_ai_", "screenshots", "android", NAME, "google-pixel-7_14"];
 
@@ -128,7 +129,7 @@ test("the page matches itself on the next run with no model call", async () => {
   expect(double.received.length).toBe(before);
 }, 90_000);
 
-test("a renamed order on the third screen fails, naming where on the page it is", async () => {
+test("a renamed order on the fourth screen fails, naming where on the page it is", async () => {
   configure("replay");
   await phone.open("long-list", { seed: 3, rows: ROWS, variant: "renamed" });
   const { record } = await stored();
@@ -142,7 +143,7 @@ test("a renamed order on the third screen fails, naming where on the page it is"
   const place = /screen (\d+) of (\d+), y (\d+)-(\d+) of the page/.exec(message);
   expect(place).not.toBeNull();
   const [, screenNo, screens, y0, y1] = place!.map(Number);
-  expect(screenNo).toBe(3);
+  expect(screenNo).toBe(4);
   expect(screens).toBe(record.fullPage?.screens);
   // The named rows are the renamed row's, where the page has it: below the status and app bars.
   const geometry = await listGeometry(RENAMED_ROW);

@@ -132,6 +132,8 @@ export class AppiumDriverDouble implements AppiumSession {
   readonly calls: string[] = [];
   /** The `performActions` payloads received. */
   readonly actions: unknown[][] = [];
+  /** The arguments of each `execute` received, with its script. */
+  readonly executed: { script: string; args: unknown[] }[] = [];
 
   constructor(public script: DoubleScript) {}
 
@@ -147,8 +149,9 @@ export class AppiumDriverDouble implements AppiumSession {
     return this.script.platform === "ios";
   }
 
-  async execute(script: string): Promise<unknown> {
+  async execute(script: string, ...args: unknown[]): Promise<unknown> {
     this.calls.push(`execute ${script}`);
+    this.executed.push({ script, args });
     if (!Object.hasOwn(this.script.mobile, script)) {
       throw w3cError(
         "unsupported operation",

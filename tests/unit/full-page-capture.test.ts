@@ -31,6 +31,8 @@ const BAND = HEIGHT - STATUS - APP_BAR - TOTAL_BAR - NAV;
 const ROW = 20;
 /** How far one swipe scrolls: half the content area between the system bars (src/core/device/swipe-geometry.ts). */
 const SHIFT = (HEIGHT - STATUS - NAV) / 2;
+/** The first swipe down moves a quarter of it (src/core/flows/screenshot/page-scroll.ts). */
+const FIRST_SHIFT = (HEIGHT - STATUS - NAV) / 4;
 
 /** A scroll view over `body`, between fixed bars; `offset` is how far it is scrolled. */
 class ScrollingPage {
@@ -157,7 +159,7 @@ test("a page left scrolled is taken from its top to its end, stored exactly, and
   const { record, image } = await storedPage("list");
   expect(image.data.equals(page.whole().data)).toBe(true);
   expect(record.fullPage).toEqual({
-    screens: Math.ceil(page.maxOffset / SHIFT) + 1,
+    screens: Math.ceil((page.maxOffset - FIRST_SHIFT) / SHIFT) + 2,
     height: image.height,
   });
   expect(logs.at(-1)?.detail).toContain("to the end of the page");
@@ -178,7 +180,7 @@ test("maxScreens and maxHeight cut a long page where they say, and the log says 
   await ai.expect({}).toMatchScreenshot("first-three", "the list", { fullPage: { maxScreens: 3 } });
   const three = await storedPage("first-three");
   expect(three.record.fullPage?.screens).toBe(3);
-  expect(three.image.height).toBe(HEIGHT + 2 * SHIFT);
+  expect(three.image.height).toBe(HEIGHT + FIRST_SHIFT + SHIFT);
   expect(logs.at(-1)?.detail).toContain("cut at fullPage.maxScreens");
 
   await ai.expect({}).toMatchScreenshot("tall", "the list", { fullPage: { maxHeight: 1000 } });

@@ -214,7 +214,7 @@ describe("a session without swipe", () => {
     configureAi({ channel, storageDir, mode: "auto", log: () => {}, resultsDir: false });
     const ai = createPlatformApi(fakeAdapter());
     await expect(ai.tap(fakeDriver(device), "the checkout button", { scroll: true })).rejects.toThrow(
-      /scroll option needs a device session that can swipe.*Add swipe\(swipe\) to the adapter's DeviceSession/,
+      /scroll option and whole-page baselines \(fullPage\) need a device session that can swipe.*Add swipe\(swipe\) to the adapter's DeviceSession/,
     );
     expect(device.taps).toEqual([]);
   });

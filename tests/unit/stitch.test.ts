@@ -190,3 +190,43 @@ test("each screen's rows of the page and their position: the header with the fir
   expect(pagePosition(layout, 900, 1300)).toBe("screens 2-4 of 4, y 900-1300 of the page");
   expect(pagePosition(layout, 0, 40)).toBe("screen 1 of 4, y 0-40 of the page");
 });
+
+/** `screen` through sharp's JPEG at `quality` and back, as an MJPEG frame or a WDA `screenshotQuality` screenshot. */
+async function jpegFrame(screen: RawImage, quality: number): Promise<RawImage> {
+  const raw = { raw: { width: screen.width, height: screen.height, channels: 4 as const } };
+  const jpeg = await sharp(screen.data, raw).jpeg({ quality }).toBuffer();
+  return decode(await sharp(jpeg).png().toBuffer());
+}
+
+test("JPEG frames at quality 50 to 80 are found at their true offsets, header and footer still kept once", async () => {
+  const offsets = [0, 301, 577, 870, 1000];
+  const qualities = [50, 80, 65, 50, 72];
+  const screens = await Promise.all(offsets.map((o, i) => jpegFrame(screenAt(parts, o), qualities[i]!)));
+  const page = stitchScreens(screens, options);
+  expect(page.layout.offsets).toEqual(offsets);
+  expect(page.layout).toMatchObject({ head: STATUS + HEADER, foot: FOOTER + NAV, band: BAND });
+  // The same frames without noise stitch at the same offsets.
+  expect(
+    stitchScreens(
+      offsets.map((o) => screenAt(parts, o)),
+      options,
+    ).layout.offsets,
+  ).toEqual(offsets);
+});
+
+test("a header that changes once scrolled is left out of the match, and the page keeps the first screen's", async () => {
+  const tinted = await bar(HEADER, "#8a2be2", "Your list");
+  const offsets = [0, 288, 576];
+  const screens = offsets.map((o, i) => {
+    const screen = screenAt(parts, o);
+    if (i === 0) return screen;
+    const data = Buffer.from(screen.data);
+    rowsOf(tinted, 0, HEADER).copy(data, STATUS * WIDTH * 4);
+    return { ...screen, data };
+  });
+  const page = stitchScreens(screens, options);
+  expect(page.layout.offsets).toEqual(offsets);
+  expect(rowsOf(page.raw, STATUS, STATUS + HEADER).equals(rowsOf(parts.header, 0, HEADER))).toBe(true);
+  const body = rowsOf(page.raw, STATUS + HEADER, STATUS + HEADER + 576 + BAND);
+  expect(body.equals(rowsOf(parts.body, 0, 576 + BAND))).toBe(true);
+});

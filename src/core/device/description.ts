@@ -104,9 +104,17 @@ export interface DeviceSession {
   /**
    * Optional: swipe in screenshot pixels of the screen last described (press at `from`, move to
    * `to` over `durationMs`, pause, release); the session converts to its tap units as `tap` does.
-   * Needed by `tap`'s `scroll` option only.
+   * Needed by `tap`'s `scroll` option and whole-page baselines only.
    */
   swipe?(swipe: Swipe): Promise<void>;
+
+  /**
+   * Optional: scroll with the driver's own scroll command where it tells whether more can scroll
+   * (UiAutomator2's `mobile: scrollGesture`, which answers from the accessibility scroll events,
+   * not from pixels). Used by whole-page baselines to stop at a page's top or end without one more
+   * swipe there; without it they swipe and compare screenshots.
+   */
+  scrollAndTell?(scroll: DriverScroll): Promise<ScrollAnswer>;
 
   /**
    * The accessibility tree as the driver serves it (`driver.getPageSource()`): UiAutomator2 XML
@@ -128,6 +136,20 @@ export interface DeviceSession {
    * gone). Needed by `toSatisfy` on an element or selector, which refuses several matches.
    */
   elementMatches?(target: ElementTarget): Promise<Rect[]>;
+}
+
+/** A scroll the driver performs itself: of `area` (screenshot pixels), by `share` of its height. */
+export interface DriverScroll {
+  area: Rect;
+  /** `down` shows what is below (the finger moves up), as in {@link Swipe}'s scroll taps. */
+  direction: "down" | "up";
+  /** How far, as a share of the area's height (0 to 1). */
+  share: number;
+}
+
+/** The driver's answer to a {@link DriverScroll}: whether the content can scroll further that way. */
+export interface ScrollAnswer {
+  more: boolean;
 }
 
 /**

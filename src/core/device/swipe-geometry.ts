@@ -74,3 +74,23 @@ export function opposite(direction: ScrollDirection): ScrollDirection {
 export function axisOf(direction: ScrollDirection): "x" | "y" {
   return direction === "down" || direction === "up" ? "y" : "x";
 }
+
+/** Rows `[y0, y1)` at column `x`: where a vertical swipe happens. */
+export interface VerticalSpan {
+  x: number;
+  y0: number;
+  y1: number;
+}
+
+/**
+ * A vertical swipe of `travel` pixels centred on `span` (a whole page's scrolling band, below its
+ * sticky header and above its footer), in the scroll tap's time: `down` moves the finger up.
+ */
+export function swipeInSpan(span: VerticalSpan, travel: number, direction: "down" | "up"): Swipe {
+  const centre = (span.y0 + span.y1) / 2;
+  const half = Math.min(travel, span.y1 - span.y0) / 2;
+  const low = { x: Math.round(span.x), y: Math.round(centre + half) };
+  const high = { x: Math.round(span.x), y: Math.round(centre - half) };
+  const durationMs = SWIPE_MOVE_MS;
+  return direction === "down" ? { from: low, to: high, durationMs } : { from: high, to: low, durationMs };
+}

@@ -19,7 +19,7 @@ import { claimAiCall } from "./budget.js";
 import { untilAborted, type Deadline } from "../ground/deadline.js";
 import { applyTarget, type DescribedDevice, type DeviceDescription } from "../device/description.js";
 import type { Point, Rect } from "../ground/geometry.js";
-import type { ElementTarget, Swipe } from "../device/description.js";
+import type { DriverScroll, ElementTarget, ScrollAnswer, Swipe } from "../device/description.js";
 import { imageSize } from "../pixels/images.js";
 import { redact } from "../ground/secrets.js";
 import { TimeoutError } from "../ground/errors.js";
@@ -113,6 +113,18 @@ export class Call {
     this.deadline.throwIfAborted();
     this.screenPageSource = undefined;
     await this.opened.swipe(swipe);
+  }
+
+  /**
+   * Scroll with the driver's own command and its answer (whole pages); `undefined`, having done
+   * nothing, when the session has no such command.
+   */
+  async scrollAndTell(scroll: DriverScroll): Promise<ScrollAnswer | undefined> {
+    this.deadline.throwIfAborted();
+    const scrollAndTell = this.opened.scrollAndTell;
+    if (!scrollAndTell) return undefined;
+    this.screenPageSource = undefined;
+    return scrollAndTell(scroll);
   }
 
   /** Where the targets' elements are now, in screenshot pixels; `null` for one not found. */

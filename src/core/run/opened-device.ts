@@ -2,7 +2,14 @@
  * A device session with its description cached: described once per session, and again
  * when a screenshot's size shows the screen changed (a rotation).
  */
-import type { AdapterNote, DescribedDevice, DeviceSession, ElementTarget } from "../device/description.js";
+import type {
+  AdapterNote,
+  DescribedDevice,
+  DeviceSession,
+  DriverScroll,
+  ElementTarget,
+  ScrollAnswer,
+} from "../device/description.js";
 import { DeviceError } from "../ground/errors.js";
 import type { Point, Rect } from "../ground/geometry.js";
 import type { Swipe } from "../device/description.js";
@@ -74,8 +81,9 @@ export class OpenedDevice {
   swipe(swipe: Swipe): Promise<void> {
     if (typeof this.session.swipe !== "function") {
       throw new DeviceError(
-        "tap's scroll option needs a device session that can swipe, and this adapter's session has no swipe() " +
-          "method. Add swipe(swipe) to the adapter's DeviceSession (docs/devices.md), or tap without scroll.",
+        "tap's scroll option and whole-page baselines (fullPage) need a device session that can swipe, and this " +
+          "adapter's session has no swipe() method. Add swipe(swipe) to the adapter's DeviceSession (docs/devices.md), " +
+          "or tap without scroll and compare single screens.",
       );
     }
     return this.session.swipe(swipe);
@@ -91,6 +99,12 @@ export class OpenedDevice {
       );
     }
     return this.session.elementMatches(target);
+  }
+
+  /** The driver's own scroll with its answer, or `undefined` when the session has none. */
+  get scrollAndTell(): ((scroll: DriverScroll) => Promise<ScrollAnswer>) | undefined {
+    const session = this.session;
+    return session.scrollAndTell ? (scroll) => session.scrollAndTell!(scroll) : undefined;
   }
 
   /**

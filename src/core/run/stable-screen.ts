@@ -82,6 +82,11 @@ export interface MatchPoll {
    * Without it every settled screen is final.
    */
   isFinal?: (png: Buffer) => Promise<Finality>;
+  /**
+   * Whether two screenshots count as the same screen for the settle rule; default {@link sameScreen}
+   * (identical outside the masks). Whole pages pass a rule with room for lossy frames.
+   */
+  same?: (a: Buffer, b: Buffer) => Promise<boolean>;
 }
 
 /** How a poll without a match ended: the screen `settled` without matching, or was still changing at the `deadline`. */
@@ -106,7 +111,7 @@ export async function pollForMatch<T>(
   poll: MatchPoll,
   look: (png: Buffer) => Promise<Look<T>>,
 ): Promise<Polled<T>> {
-  const { until, masks, settle } = poll;
+  const { until, masks, settle, same: sameAs } = poll;
   let last: (Look<T> & { png: Buffer }) | undefined;
   let inARow = 0;
   let settledAt: number | undefined;
@@ -117,7 +122,7 @@ export async function pollForMatch<T>(
   for (;;) {
     const started = Date.now();
     const png = await call.screenshot();
-    const same = last !== undefined && (await sameScreen(last.png, png, masks));
+    const same = last !== undefined && (await (sameAs ? sameAs(last.png, png) : sameScreen(last.png, png, masks)));
     inARow = same ? inARow + 1 : 1;
     if (!last?.png.equals(png)) last = { png, ...(await look(png)) };
     let now = Date.now();

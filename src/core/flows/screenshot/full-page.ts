@@ -27,18 +27,19 @@ export function fullPageKind(
   kind: BaselineKind,
 ): BaselineKind {
   const fullPage = params.fullPage!;
-  const take = (until: number) => capturePage(call, { fullPage, settle: params.settle, until });
+  const take = (until: number, stored?: StoredBaseline) =>
+    capturePage(call, { fullPage, settle: params.settle, until, ...(stored && { storedPage: stored.image }) });
   return {
     ...kind,
 
     use: async (stored, until) => {
       refuseOtherKind(call, params, stored, place);
-      return comparePage(call, stored, await take(until), params);
+      return comparePage(call, stored, await take(until, stored), params);
     },
 
     useNow: async (stored) => {
       refuseOtherKind(call, params, stored, place);
-      const used = await comparePage(call, stored, await take(call.deadline.end), params);
+      const used = await comparePage(call, stored, await take(call.deadline.end, stored), params);
       return "done" in used ? used.done : null;
     },
 

@@ -1,19 +1,30 @@
 /*
- * Taking a whole page (docs/api.md "Whole-page baselines"): swipe back to the top, then look at
- * the settled screen and swipe down with the scroll tap's swipe (src/core/device/swipe-geometry.ts)
- * until a swipe moves nothing (the end of the page) or `maxScreens` / `maxHeight` is reached,
- * and stitch what was seen (src/core/flows/screenshot/stitch.ts).
+ * Taking a whole page (docs/api.md "Whole-page baselines"): get to the top (without a swipe at the
+ * top when the page is there already), then look at the settled screen and swipe down with swipes
+ * sized to the scrolling band (src/core/flows/screenshot/page-scroll.ts) until a swipe moves
+ * nothing, the driver says the end, or `maxScreens` / `maxHeight` is reached, and stitch what was
+ * seen (src/core/flows/screenshot/stitch.ts).
  */
+import type { Swipe } from "../../device/description.js";
 import { DeviceError, InputError } from "../../ground/errors.js";
-import { decode, encodePng } from "../../pixels/images.js";
-import { systemBarMasks } from "../../pixels/masks.js";
+import { decodeRegion, encodePng, imageSize, type RawImage } from "../../pixels/images.js";
+import type { Size } from "../../ground/geometry.js";
 import type { Call } from "../../run/call.js";
-import { rewind, sameScreenOutsideBars, SETTLE_MAX_MS, swipesText } from "../../run/scrolling.js";
+import { swipesText } from "../../run/scrolling.js";
 import type { SettleRule } from "../../run/settle.js";
-import { pollForMatch, type Shot } from "../../run/stable-screen.js";
-import { scrollRegion, swipeFor } from "../../device/swipe-geometry.js";
+import type { Shot } from "../../run/stable-screen.js";
 import type { FullPageParams } from "./page-options.js";
-import { stitchScreens, StitchError, type StitchedPage } from "./stitch.js";
+import {
+  alikeShots,
+  forwardSwipe,
+  pageFrame,
+  scrollBy,
+  settledLook,
+  toPageTop,
+  type Look,
+  type PageFrame,
+} from "./page-scroll.js";
+import { stillRowsOf, stitchScreens, StitchError, type StitchedPage } from "./stitch.js";
 
 /** A page as taken on this call: the stitched image, its PNG, and how the taking ended. */
 export interface CapturedPage extends StitchedPage {
@@ -30,6 +41,8 @@ export interface PageTaking {
   /** The settle rule's `shots` apply to each screen; its `graceMs` does not (a page is taken once). */
   settle: SettleRule;
   until: number;
+  /** The stored page's PNG, when comparing: a first screen showing its top needs no swipe to find the top. */
+  storedPage?: Buffer;
 }
 
 /** `5 screens, 9120 px, to the end of the page`, for details and notes. */
@@ -44,8 +57,11 @@ export function describePage(page: Pick<CapturedPage, "layout" | "ended">): stri
   return `${screens} screen${screens === 1 ? "" : "s"}, ${page.layout.height} px, ${end}`;
 }
 
-/** Take the page from its top: rewind, then screens and swipes down until the end or a limit; stitched. */
-export async function capturePage(call: Call, { fullPage, settle, until }: PageTaking): Promise<CapturedPage> {
+/** Take the page from its top: to the top, then screens and swipes down until the end or a limit; stitched. */
+export async function capturePage(
+  call: Call,
+  { fullPage, settle, until, storedPage }: PageTaking,
+): Promise<CapturedPage> {
   const { device } = call;
   if (fullPage.maxHeight < device.screen.height) {
     throw new InputError(
@@ -53,41 +69,91 @@ export async function capturePage(call: Call, { fullPage, settle, until }: PageT
         `screen; give at least ${device.screen.height}.`,
     );
   }
-  const region = scrollRegion(device);
-  if (region.height < 4) {
+  const frame = pageFrame(device);
+  if (frame.region.height < 4) {
     throw new DeviceError(`the ${device.screen.width}x${device.screen.height} screen has no room to swipe in.`);
   }
-  const swipe = swipeFor(region, "down");
-  const stitchOptions = {
-    top: device.insets.top,
-    bottom: device.screen.height - device.insets.bottom,
-    expectedShift: swipe.from.y - swipe.to.y,
-  };
-  const rewound = await rewind(call, swipe, "down", () => until);
-  if (rewound > 1) call.note(`scrolled to the top of the page with ${swipesText(rewound - 1, "up")}`);
-
   let settled = true;
   const look = async (looks: number) => {
-    const seen = await settledLook(call, settle, until, looks);
+    const seen = await settledLook(call, { settle, until, looks, frame });
     settled &&= seen.settled;
     return seen.shot;
   };
-  const shots: Shot[] = [await look(fullPage.maxScreens)];
-  let ended: CapturedPage["ended"] = "maxScreens";
+  // Getting to the top takes at most half of what is left, as a scroll tap's rewind.
+  const rewindEnd = Date.now() + Math.max(0, until - Date.now()) / 2;
+  // A screen on the way settles as fast as any: it may wait a fifth of that time, not a 31st (the most swipes back).
+  const settledOnTheWay = new WeakSet<Shot>();
+  const rewindLook = async (looks: number) => {
+    const seen = await settledLook(call, { settle, until: rewindEnd, looks: Math.min(looks, 5), frame });
+    if (seen.settled) settledOnTheWay.add(seen.shot);
+    return seen.shot;
+  };
+  const knownTop = storedPage && (await topOf(storedPage, device.screen));
+  const top = await toPageTop(call, { first: await rewindLook(1), frame, look: rewindLook, knownTop });
+  // The top screen is the page's first.
+  settled &&= settledOnTheWay.has(top.shot);
+  if (top.swipes > 0) call.note(`scrolled to the top of the page with ${swipesText(top.swipes, "up")}`);
+  const seen = await screensDown(call, { first: top.shot, frame, fullPage, look });
+  return finish(call, { ...seen, settled, frame, fullPage });
+}
+
+/** The screens from `first` down, one swipe apart, until a swipe moves nothing, the driver says the end, or a limit. */
+async function screensDown(
+  call: Call,
+  { first, frame, fullPage, look }: { first: Shot; frame: PageFrame; fullPage: FullPageParams; look: Look },
+): Promise<{ shots: Shot[]; ended: CapturedPage["ended"]; laterTravel: number }> {
+  const shots: Shot[] = [first];
+  let swipe = forwardSwipe(frame);
   while (shots.length < fullPage.maxScreens) {
-    await call.swipe(swipe);
+    const { more } = await scrollBy(call, swipe, frame);
     const next = await look(fullPage.maxScreens - shots.length);
-    if (sameScreenOutsideBars(call, shots.at(-1)!, next)) {
-      ended = "end";
-      break;
-    }
+    const last = shots.at(-1)!;
+    if (alikeShots(frame, last, next)) return { shots, ended: "end", laterTravel: travelOf(swipe) };
     shots.push(next);
+    if (more === false) return { shots, ended: "end", laterTravel: travelOf(swipe) };
+    // The band as the last two screens show it (a header that changed once scrolled is left out of it).
+    const options = { ...frame, expectedShift: travelOf(swipe) };
+    swipe = forwardSwipe(frame, stillRowsOf([last.raw, next.raw], options));
     // A slow swipe moves the content about its own length: stop before the page would pass maxHeight.
-    if (device.screen.height + shots.length * stitchOptions.expectedShift > fullPage.maxHeight) {
-      ended = "maxHeight";
-      break;
+    if (call.device.screen.height + shots.length * travelOf(swipe) > fullPage.maxHeight) {
+      return { shots, ended: "maxHeight", laterTravel: travelOf(swipe) };
     }
   }
+  return { shots, ended: "maxScreens", laterTravel: travelOf(swipe) };
+}
+
+/** The stored page's first screen of rows, or `undefined` when it is not of this screen's width (or unreadable). */
+async function topOf(png: Buffer, screen: Size): Promise<RawImage | undefined> {
+  try {
+    const size = await imageSize(png);
+    if (size.width !== screen.width || size.height < screen.height) return undefined;
+    return await decodeRegion(png, { x: 0, y: 0, width: screen.width, height: screen.height });
+  } catch {
+    // A stored image that cannot be read fails the comparison itself, with its own message.
+    return undefined;
+  }
+}
+
+function travelOf(swipe: Swipe): number {
+  return Math.abs(swipe.from.y - swipe.to.y);
+}
+
+/** Stitch the screens, leaving out the last ones while the page is taller than `maxHeight`. */
+async function finish(
+  call: Call,
+  taken: {
+    shots: Shot[];
+    ended: CapturedPage["ended"];
+    laterTravel: number;
+    settled: boolean;
+    frame: PageFrame;
+    fullPage: FullPageParams;
+  },
+): Promise<CapturedPage> {
+  const { shots, frame, fullPage, settled } = taken;
+  let ended = taken.ended;
+  // The later swipes' length: the tie-break among equally good offsets.
+  const stitchOptions = { top: frame.top, bottom: frame.bottom, expectedShift: taken.laterTravel };
   let page = stitch(shots, stitchOptions);
   while (page.layout.height > fullPage.maxHeight && shots.length > 1) {
     shots.pop();
@@ -96,26 +162,6 @@ export async function capturePage(call: Call, { fullPage, settle, until }: PageT
   }
   if (ended !== "end") call.note(`the page was ${describePage({ layout: page.layout, ended })}`);
   return { ...page, png: await encodePng(page.raw), ended, settled };
-}
-
-/**
- * The screen once `settle.shots` screenshots in a row are identical outside the system bars (the
- * settle rule of a single screen, src/core/run/stable-screen.ts), waiting at most an even share of
- * what is left among the `looks` to come, and {@link SETTLE_MAX_MS}.
- */
-async function settledLook(
-  call: Call,
-  settle: SettleRule,
-  until: number,
-  looks: number,
-): Promise<{ shot: Shot; settled: boolean }> {
-  const now = Date.now();
-  const share = Math.min(SETTLE_MAX_MS, Math.max(0, until - now) / Math.max(1, looks));
-  const poll = { until: now + share, masks: systemBarMasks(call.device), settle: { shots: settle.shots, graceMs: 0 } };
-  // Nothing matches: the poll ends once the screen has settled, or at its share of the time.
-  const polled = await pollForMatch(call, poll, async () => ({ matched: false, value: undefined }));
-  if (polled.ended !== "settled") call.note("a screen of the page did not settle: its last screenshot was taken");
-  return { shot: { png: polled.png, raw: await decode(polled.png) }, settled: polled.ended === "settled" };
 }
 
 function stitch(shots: Shot[], options: Parameters<typeof stitchScreens>[1]): StitchedPage {
