@@ -2,7 +2,7 @@ import sharp from "sharp";
 import { PNG } from "pngjs";
 import { decode, decodeRegion } from "../../src/core/pixels/images.js";
 import { createInflate, crc32, deflateSync, inflateSync } from "node:zlib";
-import { zlibInternals } from "../../src/core/pixels/inflate-into.js";
+import { openInflateInto, zlibInternals } from "../../src/core/pixels/inflate-into.js";
 import { decodePngRect, InflatedRows, pngLayout } from "../../src/core/pixels/png-rows.js";
 import type { Rect } from "../../src/core/ground/geometry.js";
 
@@ -226,11 +226,23 @@ describe("InflatedRows (one buffer per decode, reused as rows are released)", ()
     }
   });
 
-  it("uses zlib handles Node has, and finds none on a stream without them", () => {
-    // A Node release that drops these internals fails here, rather than decoding every crop with libvips unseen.
+  it("uses zlib handles Node has, never the libvips fallback, and finds none on a stream without them", () => {
+    // .ci/run runs this on every tested Node line (scripts/node-lines.txt): a release that drops or changes these
+    // internals fails here, naming itself, rather than decoding every crop with libvips unseen.
     const inflate = createInflate();
     expect(zlibInternals(inflate)).toBeDefined();
     inflate.close();
+    const inflater = openInflateInto();
+    expect({ node: process.version, fallback: inflater === undefined }).toEqual({
+      node: process.version,
+      fallback: false,
+    });
+    // And the internal inflates into the caller's buffer as inflate-into.ts expects: all of it, nothing left over.
+    const out = Buffer.alloc(inflated.length);
+    const step = { input: stream, inAt: 0, out, outAt: 0, room: out.length, last: true };
+    expect(inflater!.write(step)).toEqual({ roomLeft: 0, inputLeft: 0 });
+    expect(out.equals(inflated)).toBe(true);
+    inflater!.close();
     expect(zlibInternals({ _handle: {} })).toBeUndefined();
     expect(zlibInternals({ _handle: { writeSync() {} }, _writeState: [0, 0] })).toBeUndefined();
   });

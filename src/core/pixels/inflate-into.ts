@@ -6,7 +6,7 @@
  * The fallback sits beside it: where a runtime lacks the internals, {@link openInflateInto}
  * answers `undefined` and the row paths (src/core/pixels/png-rows.ts) answer "not read here", so
  * libvips decodes: slower, never wrong. tests/unit/png-rows.test.ts fails on a Node release
- * without them, so that is seen.
+ * without them, and .ci/run runs it on every tested line (scripts/node-lines.txt), so that is seen.
  */
 import { constants, createInflate, type Inflate } from "node:zlib";
 import { types } from "node:util";
