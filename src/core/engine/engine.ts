@@ -11,23 +11,13 @@ import type { DeviceAdapter } from "../device/description.js";
 import type { Done } from "../run/lifecycle.js";
 import { OpenedDevice } from "../run/opened-device.js";
 import {
-  checkBoolean,
-  checkKnownOptions,
-  checkOptionalText,
-  checkSignal,
-  checkText,
-  checkTimeout,
-} from "../ground/checks.js";
-import {
-  checkHealRungs,
+  checkTapInput,
   type ScreenshotOptions,
   type ScreenshotResult,
   type TapOptions,
   type TapResult,
 } from "./options.js";
 import { runTap, tapKeyOf } from "../flows/tap/tap-kind.js";
-import { checkSettle, DEFAULT_SETTLE } from "../run/settle.js";
-import { checkScroll } from "../flows/tap/scroll/options.js";
 import { baselineKeyOf, runScreenshot } from "../flows/screenshot/baseline-kind.js";
 import { checkScreenshotInput } from "../flows/screenshot/input.js";
 import { InputError } from "../ground/errors.js";
@@ -82,7 +72,8 @@ interface FlowCall<R> {
   flow: Flow<R>;
 }
 
-const TAP_OPTIONS = ["verify", "autoHeal", "heal", "transfer", "timeout", "signal", "scroll", "settle"];
+/** Runs one public call through its flow; see {@link createPlatformApi}. */
+type RunFlow = <R>(call: FlowCall<R>) => Promise<R & { outcome: Done<R>["outcome"]; aiCalls: number }>;
 
 /** The API for devices `adapter` opens: what a runner uses to drive another kind of device. */
 export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
@@ -129,17 +120,8 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
 
   return {
     async tap(driver, prompt, options) {
-      const opts = checkKnownOptions(options, TAP_OPTIONS, "tap");
-      const params = {
-        prompt: checkText(prompt, "tap's prompt", '"the checkout button"'),
-        verify: checkOptionalText(opts.verify, "verify", '"the order summary is shown"'),
-        autoHeal: checkBoolean(opts.autoHeal, "autoHeal"),
-        scroll: checkScroll(opts.scroll),
-        heal: checkHealRungs(opts.heal),
-        transfer: opts.transfer === undefined ? true : checkBoolean(opts.transfer, "transfer"),
-        settle: checkSettle(opts.settle, DEFAULT_SETTLE.tap),
-      };
-      const budget = { timeout: checkTimeout(opts.timeout), signal: checkSignal(opts.signal) };
+      const { params, timeout, signal } = checkTapInput(prompt, options);
+      const budget = { timeout, signal };
       const result = await run({
         api: "tap",
         subject: params.prompt,
@@ -152,20 +134,7 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
 
     expect(subject) {
       const driver = subject;
-      const satisfy = (not: boolean): SatisfyMatchers => ({
-        async toSatisfy(statement, options) {
-          const { driver: on, target } = await subjectOf(adapter, subject);
-          const { params, timeout, signal } = checkSatisfyInput(statement, options, { target, not });
-          const result = await run({
-            api: "toSatisfy",
-            subject: `${not ? "not: " : ""}${params.statement}`,
-            driver: on,
-            budget: { timeout, signal },
-            flow: { keyOf: () => "", run: (call) => runSatisfy(call, params) },
-          });
-          return result as SatisfyResult;
-        },
-      });
+      const satisfy = (not: boolean) => satisfyMatchers({ run, adapter, subject, not });
       return {
         ...satisfy(false),
         not: satisfy(true),
@@ -184,6 +153,34 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
           return result as ScreenshotResult;
         },
       };
+    },
+  };
+}
+
+/** `toSatisfy` (or, with `not`, `.not.toSatisfy`) on what `expect(subject)` names. */
+function satisfyMatchers({
+  run,
+  adapter,
+  subject,
+  not,
+}: {
+  run: RunFlow;
+  adapter: DeviceAdapter;
+  subject: unknown;
+  not: boolean;
+}): SatisfyMatchers {
+  return {
+    async toSatisfy(statement, options) {
+      const { driver, target } = await subjectOf(adapter, subject);
+      const { params, timeout, signal } = checkSatisfyInput(statement, options, { target, not });
+      const result = await run({
+        api: "toSatisfy",
+        subject: `${not ? "not: " : ""}${params.statement}`,
+        driver,
+        budget: { timeout, signal },
+        flow: { keyOf: () => "", run: (call) => runSatisfy(call, params) },
+      });
+      return result as SatisfyResult;
     },
   };
 }

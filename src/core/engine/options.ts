@@ -1,7 +1,16 @@
 /* Options and results of the public calls, and the checks every call runs on its input first. */
 import type { Point } from "../device/description.js";
-import { checkBoolean, checkKnownOptions } from "../ground/checks.js";
-import type { ScrollOptions } from "../flows/tap/scroll/options.js";
+import {
+  checkBoolean,
+  checkKnownOptions,
+  checkOptionalText,
+  checkSignal,
+  checkText,
+  checkTimeout,
+} from "../ground/checks.js";
+import { checkScroll, type ScrollOptions } from "../flows/tap/scroll/options.js";
+import type { TapParams } from "../flows/tap/tap-params.js";
+import { checkSettle, DEFAULT_SETTLE } from "../run/settle.js";
 import type { MaskEntry } from "../flows/screenshot/mask-entries.js";
 import type { FullPageOptions } from "../flows/screenshot/page-options.js";
 
@@ -132,6 +141,23 @@ export interface ScreenshotResult {
   aiCalls: number;
   /** Pixels that differed from the baseline outside the masks (0 when newly stored; before the heal when healed). */
   diffPixels: number;
+}
+
+const TAP_OPTIONS = ["verify", "autoHeal", "heal", "transfer", "timeout", "signal", "scroll", "settle"];
+
+/** `tap`'s prompt and options, checked: the tap's parameters and its time budget. */
+export function checkTapInput(prompt: unknown, options: unknown) {
+  const opts = checkKnownOptions(options, TAP_OPTIONS, "tap");
+  const params: TapParams = {
+    prompt: checkText(prompt, "tap's prompt", '"the checkout button"'),
+    verify: checkOptionalText(opts.verify, "verify", '"the order summary is shown"'),
+    autoHeal: checkBoolean(opts.autoHeal, "autoHeal"),
+    scroll: checkScroll(opts.scroll),
+    heal: checkHealRungs(opts.heal),
+    transfer: opts.transfer === undefined ? true : checkBoolean(opts.transfer, "transfer"),
+    settle: checkSettle(opts.settle, DEFAULT_SETTLE.tap),
+  };
+  return { params, timeout: checkTimeout(opts.timeout), signal: checkSignal(opts.signal) };
 }
 
 const HEAL_RUNGS = ["nearby", "search", "accessibility"] as const;
