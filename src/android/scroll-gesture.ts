@@ -13,7 +13,7 @@ import { SWIPE_MOVE_MS } from "../core/device/swipe-geometry.js";
 /** `adapter` whose UiAutomator2 sessions also offer `scrollAndTell` through `mobile: scrollGesture`. */
 export function withScrollGesture(adapter: DeviceAdapter): DeviceAdapter {
   return {
-    platform: adapter.platform,
+    ...adapter,
     open(driver): DeviceSession {
       const session = adapter.open(driver);
       const appium = driver as AppiumSession;
