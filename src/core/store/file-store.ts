@@ -227,7 +227,7 @@ export class FileStore implements Store {
   /**
    * Remove stale temp files, left by writers that died or could not clean up: one whose writer was a
    * process of this machine that no longer runs, and one older than `olderThanMs` (see {@link STALE_TEMP_MS})
-   * whose record is not locked by a live run (src/core/store/temp-files.ts). Only under `prefix` when
+   * whose record is not locked by a live run (the rules of temp-files.ts). Only under `prefix` when
    * given. Returns their keys; with `dryRun`, removes nothing.
    */
   async sweepTemp(options: { olderThanMs?: number; dryRun?: boolean; prefix?: string } = {}): Promise<string[]> {
