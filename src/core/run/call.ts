@@ -24,7 +24,8 @@ import { imageSize } from "../pixels/images.js";
 import { redact } from "../ground/secrets.js";
 import { TimeoutError } from "../ground/errors.js";
 import type { OpenedDevice } from "./opened-device.js";
-import { parsePageNodes, readPageSource, type PageNode, type PageSourceReading } from "../device/page-source.js";
+import { parsePageNodes, type PageNode } from "../device/page-source-parse.js";
+import { readPageSource, type PageSourceReading } from "../device/page-source.js";
 import { deviceSlugs, slugify, type DeviceSlugs } from "../store/keys.js";
 
 /** A page source reading; `reused` when it was read before on the same screen. */

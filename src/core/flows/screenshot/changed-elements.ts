@@ -5,7 +5,7 @@
  * differing pixels are named: text changed, moved, resized, appeared, disappeared.
  */
 import type { Platform } from "../../device/description.js";
-import { namesOf, type A11yElement } from "../../device/page-source.js";
+import { namesOf, type A11yElement } from "../../device/a11y-element.js";
 import { contains, type Rect } from "../../ground/geometry.js";
 import type { RawImage } from "../../pixels/images.js";
 import { clipToScreen } from "../../pixels/masks.js";

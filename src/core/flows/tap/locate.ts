@@ -3,7 +3,8 @@
  * what a learn and a model heal of a tap share.
  */
 import type { DeviceDescription } from "../../device/description.js";
-import { describeAttributes, elementAt, type A11yElement } from "../../device/page-source.js";
+import { describeAttributes, type A11yElement } from "../../device/a11y-element.js";
+import { elementAt } from "../../device/element-queries.js";
 import { AiAnswerError, TimeoutError, VerifyFailedError, clause } from "../../ground/errors.js";
 import type { Point, Rect } from "../../ground/geometry.js";
 import type { Box } from "../../model/contract.js";

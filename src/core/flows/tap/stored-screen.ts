@@ -5,7 +5,7 @@
  * or whose page source shows a progress indicator is still loading, and is waited for.
  */
 import type { DeviceDescription } from "../../device/description.js";
-import { progressIndicator } from "../../device/page-source.js";
+import { progressIndicator } from "../../device/element-queries.js";
 import type { Rect } from "../../ground/geometry.js";
 import type { CropVerdict } from "../../pixels/crop.js";
 import { decode, type RawImage } from "../../pixels/images.js";

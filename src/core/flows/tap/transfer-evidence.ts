@@ -5,7 +5,8 @@
  * agreeing with the stored image resized to its bounds. Anything short of all of them is the model's.
  */
 import type { Platform } from "../../device/description.js";
-import { describeAttributes, findElement, namesOf, type A11yElement } from "../../device/page-source.js";
+import { describeAttributes, namesOf, type A11yElement } from "../../device/a11y-element.js";
+import { findElement } from "../../device/element-queries.js";
 import type { Point, Rect } from "../../ground/geometry.js";
 import { cutRegion } from "../../pixels/crop.js";
 import { resizeRawTo, unmatchedShare } from "../../pixels/element-match.js";
