@@ -21,7 +21,9 @@ import {
   type BaselineRecord,
   type TapRecord,
 } from "../../src/core/store/records.js";
-import { compare, cropPng, decode, sideBySide } from "../../src/core/pixels/images.js";
+import { compare } from "../../src/core/pixels/image-compare.js";
+import { cropPng, sideBySide } from "../../src/core/pixels/image-encode.js";
+import { decode } from "../../src/core/pixels/image-decode.js";
 import type { DeviceDescription } from "../../src/core/device/description.js";
 import { FakeDevice, fakeAdapter, fakeDriver, render, type FakeScene } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";

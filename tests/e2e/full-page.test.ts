@@ -11,7 +11,7 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { RENAMED_ROW } from "../../demo/app/long-pages.js";
 import { BaselineRecordSchema, type BaselineRecord } from "../../src/core/store/records.js";
-import { decode, type RawImage } from "../../src/core/pixels/images.js";
+import { decode, type RawImage } from "../../src/core/pixels/image-decode.js";
 import type { WireDouble } from "../../rig/model-doubles/index.js";
 import { pixel7 } from "../../rig/profiles.js";
 import type { Rig, RigSession } from "../../rig/session.js";

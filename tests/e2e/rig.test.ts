@@ -7,7 +7,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Box } from "../../src/core/model/contract.js";
-import { decode, imageSize } from "../../src/core/pixels/images.js";
+import { decode, imageSize } from "../../src/core/pixels/image-decode.js";
 import { TapRecordSchema } from "../../src/core/store/records.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { SCRIPTED_MODEL, ScriptedChannel } from "../support/scripted-channel.js";

@@ -15,7 +15,8 @@ import type { PageSourceDevice } from "../../src/core/device/page-source-parse.j
 import type { AiChannel } from "../../src/core/model/contract.js";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
 import { InputError } from "../../src/core/ground/errors.js";
-import { comparePng, decode, decodeRegion, imageSize } from "../../src/core/pixels/images.js";
+import { comparePng } from "../../src/core/pixels/image-compare.js";
+import { decode, decodeRegion, imageSize } from "../../src/core/pixels/image-decode.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { checkoutScene, FakeDevice, fakeAdapter, fakeDriver } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel } from "../support/scripted-channel.js";

@@ -9,7 +9,7 @@ import path from "node:path";
 import sharp from "sharp";
 import type { DeviceDescription } from "../../src/core/device/description.js";
 import { checkScreenshotInput } from "../../src/core/flows/screenshot/input.js";
-import { decode } from "../../src/core/pixels/images.js";
+import { decode } from "../../src/core/pixels/image-decode.js";
 import { FileStore } from "../../src/core/store/file-store.js";
 import {
   BaselineRecordSchema,

@@ -17,7 +17,7 @@ import { progressIndicator } from "../../src/core/device/element-queries.js";
 import { readPageSource } from "../../src/core/device/page-source.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
 import { compareThumbs, screenThumb, thumbGrid } from "../../src/core/pixels/screen-thumb.js";
-import { decode } from "../../src/core/pixels/images.js";
+import { decode } from "../../src/core/pixels/image-decode.js";
 import { ScreenThumbSchema, TapRecordSchema } from "../../src/core/store/records.js";
 import { SAME_SCREEN_SHARE } from "../../src/core/flows/tap/stored-screen.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";

@@ -20,7 +20,7 @@ import { untilAborted, type Deadline } from "../ground/deadline.js";
 import { applyTarget, type DescribedDevice, type DeviceDescription } from "../device/description.js";
 import type { Point, Rect } from "../ground/geometry.js";
 import type { DriverScroll, ElementTarget, ScrollAnswer, Swipe } from "../device/description.js";
-import { imageSize } from "../pixels/images.js";
+import { imageSize } from "../pixels/image-decode.js";
 import { redact } from "../ground/secrets.js";
 import { TimeoutError } from "../ground/errors.js";
 import type { OpenedDevice } from "./opened-device.js";

@@ -9,7 +9,8 @@ import { BoxSchema } from "../model/contract.js";
 import { DeviceDescriptionSchema, type DeviceDescription } from "../device/description.js";
 import { StoreError } from "../ground/errors.js";
 import { contains, type Size } from "../ground/geometry.js";
-import { imageSize, rectFits } from "../pixels/images.js";
+import { imageSize } from "../pixels/image-decode.js";
+import { rectFits } from "../pixels/pixel-rects.js";
 import { redactDeep } from "../ground/secrets.js";
 import type { ReadOptions, Store } from "./store.js";
 

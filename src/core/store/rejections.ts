@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import type { DeviceDescription } from "../device/description.js";
 import type { Rect } from "../ground/geometry.js";
-import { decode, type RawImage } from "../pixels/images.js";
+import { decode, type RawImage } from "../pixels/image-decode.js";
 import { fillRects, systemBarMasks } from "../pixels/masks.js";
 import type { BaselineRecord, Rejection, TapRecord } from "./records.js";
 

@@ -7,7 +7,7 @@
 import type { Platform } from "../../device/description.js";
 import { namesOf, type A11yElement } from "../../device/a11y-element.js";
 import { contains, type Rect } from "../../ground/geometry.js";
-import type { RawImage } from "../../pixels/images.js";
+import type { RawImage } from "../../pixels/image-decode.js";
 import { clipToScreen } from "../../pixels/masks.js";
 import type { BaselineRecord } from "../../store/records.js";
 

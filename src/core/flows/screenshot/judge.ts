@@ -6,7 +6,7 @@
 import { AiAnswerError, RejectedError, ScreenshotMismatchError, clause } from "../../ground/errors.js";
 import type { Rect, Size } from "../../ground/geometry.js";
 import type { Box, Reference } from "../../model/contract.js";
-import { decode } from "../../pixels/images.js";
+import { decode } from "../../pixels/image-decode.js";
 import { clipToScreen, isUniformOutside, systemBarMasks, unionArea } from "../../pixels/masks.js";
 import { toAiImage, type Call } from "../../run/call.js";
 import type { Done, NewValue } from "../../run/lifecycle.js";

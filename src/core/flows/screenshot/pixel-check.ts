@@ -2,7 +2,9 @@
  * The pixel comparison that decides a baseline (docs/design.md section 5): bytes first, then the
  * two PNGs row by row, then both decoded; a failure is counted in full, with its diff image.
  */
-import { compare, decode, sideBySide, type RawImage } from "../../pixels/images.js";
+import { compare } from "../../pixels/image-compare.js";
+import { decode, type RawImage } from "../../pixels/image-decode.js";
+import { sideBySide } from "../../pixels/image-encode.js";
 import { describeContentShift, estimateContentShift } from "../../pixels/content-shift.js";
 import { systemBarMasks } from "../../pixels/masks.js";
 import { comparePngRows } from "../../pixels/png-compare.js";

@@ -7,7 +7,9 @@ import { describeAttributes, type A11yElement } from "../../device/a11y-element.
 import { findElement, type A11yFinding } from "../../device/element-queries.js";
 import { contains, type Point, type Rect } from "../../ground/geometry.js";
 import type { Box } from "../../model/contract.js";
-import { cropPng, decode, toRect, type RawImage } from "../../pixels/images.js";
+import { cropPng } from "../../pixels/image-encode.js";
+import { decode, type RawImage } from "../../pixels/image-decode.js";
+import { toRect } from "../../pixels/pixel-rects.js";
 import { searchMoved, shifted, type SearchFinding, type Shift } from "../../pixels/moved-crop.js";
 import type { Call } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";

@@ -5,7 +5,7 @@
  */
 import { ElementNotFoundError, clause } from "../../ground/errors.js";
 import { findAlong } from "../../pixels/crop-along.js";
-import { decode } from "../../pixels/images.js";
+import { decode } from "../../pixels/image-decode.js";
 import type { Call } from "../../run/call.js";
 import type { NewValue, Use } from "../../run/lifecycle.js";
 import type { Stored, TapRecord } from "../../store/records.js";

@@ -8,7 +8,7 @@ import type { DeviceDescription } from "../../device/description.js";
 import { progressIndicator } from "../../device/element-queries.js";
 import type { Rect } from "../../ground/geometry.js";
 import type { CropVerdict } from "../../pixels/crop.js";
-import { decode, type RawImage } from "../../pixels/images.js";
+import { decode, type RawImage } from "../../pixels/image-decode.js";
 import { searchMoved } from "../../pixels/moved-crop.js";
 import { cellRect, compareThumbs, screenThumb, type ScreenThumb } from "../../pixels/screen-thumb.js";
 import type { Call } from "../../run/call.js";

@@ -10,7 +10,7 @@ import { findElement } from "../../device/element-queries.js";
 import type { Point, Rect } from "../../ground/geometry.js";
 import { cutRegion } from "../../pixels/crop.js";
 import { resizeRawTo, unmatchedShare } from "../../pixels/element-match.js";
-import { decode, type RawImage } from "../../pixels/images.js";
+import { decode, type RawImage } from "../../pixels/image-decode.js";
 import type { Call } from "../../run/call.js";
 import type { TapRecord } from "../../store/records.js";
 import { readCost } from "./locate.js";

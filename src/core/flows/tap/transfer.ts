@@ -6,7 +6,9 @@
  * asked after a transfer, which is certain without it or does not happen.
  */
 import { deviceDistance } from "../../device/description.js";
-import { cropPng, toRect, type RawImage } from "../../pixels/images.js";
+import { cropPng } from "../../pixels/image-encode.js";
+import { toRect } from "../../pixels/pixel-rects.js";
+import type { RawImage } from "../../pixels/image-decode.js";
 import type { Call } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
 import { readRecord, reviewOf, TapRecordSchema, type TapRecord } from "../../store/records.js";
