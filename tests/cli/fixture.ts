@@ -13,14 +13,10 @@ import { createPlatformApi } from "../../src/core/engine/engine.js";
 import { keepArtifact, recordCall, RUN_ID, type Artifact } from "../../src/core/ground/artifacts.js";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { baselineKey, deviceSlug, tapKey } from "../../src/core/store/keys.js";
-import {
-  createRecord,
-  replaceRecord,
-  sha256,
-  FORMAT,
-  type BaselineRecord,
-  type TapRecord,
-} from "../../src/core/store/records.js";
+import { createRecord, replaceRecord, sha256 } from "../../src/core/store/record-io.js";
+import { FORMAT } from "../../src/core/store/record-format.js";
+import type { BaselineRecord } from "../../src/core/store/baseline-record.js";
+import type { TapRecord } from "../../src/core/store/tap-record.js";
 import { compare } from "../../src/core/pixels/image-compare.js";
 import { cropPng, sideBySide } from "../../src/core/pixels/image-encode.js";
 import { decode } from "../../src/core/pixels/image-decode.js";

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { RENAMED_ROW } from "../../demo/app/long-pages.js";
-import { BaselineRecordSchema, type BaselineRecord } from "../../src/core/store/records.js";
+import { BaselineRecordSchema, type BaselineRecord } from "../../src/core/store/baseline-record.js";
 import { decode, type RawImage } from "../../src/core/pixels/image-decode.js";
 import type { WireDouble } from "../../rig/model-doubles/index.js";
 import { pixel7 } from "../../rig/profiles.js";

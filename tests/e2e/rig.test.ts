@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Box } from "../../src/core/model/contract.js";
 import { decode, imageSize } from "../../src/core/pixels/image-decode.js";
-import { TapRecordSchema } from "../../src/core/store/records.js";
+import { TapRecordSchema } from "../../src/core/store/tap-record.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { SCRIPTED_MODEL, ScriptedChannel } from "../support/scripted-channel.js";
 import { iphone15, screenshotSize } from "../../rig/profiles.js";

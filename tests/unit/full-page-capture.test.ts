@@ -17,7 +17,7 @@ import { encodePng } from "../../src/core/pixels/image-encode.js";
 import { acceptFailure, failuresOf } from "../../src/cli/review/accept-failed.js";
 import { lastRun, readRuns } from "../../src/cli/runs.js";
 import { FileStore } from "../../src/core/store/file-store.js";
-import { BaselineRecordSchema } from "../../src/core/store/records.js";
+import { BaselineRecordSchema } from "../../src/core/store/baseline-record.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
 

@@ -20,7 +20,7 @@ import { createPlatformApi } from "../../src/core/engine/engine.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
 import { decode, type RawImage } from "../../src/core/pixels/image-decode.js";
 import { encodePng } from "../../src/core/pixels/image-encode.js";
-import { BaselineRecordSchema } from "../../src/core/store/records.js";
+import { BaselineRecordSchema } from "../../src/core/store/baseline-record.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
 

@@ -18,7 +18,7 @@ import { readPageSource } from "../../src/core/device/page-source.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
 import { compareThumbs, screenThumb, thumbGrid } from "../../src/core/pixels/screen-thumb.js";
 import { decode } from "../../src/core/pixels/image-decode.js";
-import { ScreenThumbSchema, TapRecordSchema } from "../../src/core/store/records.js";
+import { ScreenThumbSchema, TapRecordSchema } from "../../src/core/store/tap-record.js";
 import { SAME_SCREEN_SHARE } from "../../src/core/flows/tap/stored-screen.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import {

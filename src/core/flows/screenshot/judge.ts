@@ -13,7 +13,8 @@ import type { Done, NewValue } from "../../run/lifecycle.js";
 import { waitForStable, type Shot } from "../../run/stable-screen.js";
 import { deviceDistance } from "../../device/description.js";
 import { baselineFolder, baselineKey } from "../../store/keys.js";
-import { BaselineRecordSchema, parseStoredJson, readRecord, type BaselineRecord } from "../../store/records.js";
+import { BaselineRecordSchema, type BaselineRecord } from "../../store/baseline-record.js";
+import { parseStoredJson, readRecord } from "../../store/record-io.js";
 import type { ScreenshotParams } from "./input.js";
 import {
   allowedFor,

@@ -10,7 +10,7 @@ import { decode, type RawImage } from "../../pixels/image-decode.js";
 import { systemBarMasks } from "../../pixels/masks.js";
 import type { Call } from "../../run/call.js";
 import type { Use } from "../../run/lifecycle.js";
-import type { BaselineRecord } from "../../store/records.js";
+import type { BaselineRecord } from "../../store/baseline-record.js";
 import { describeAllowance, type ScreenshotParams } from "./input.js";
 import { describePage, type CapturedPage } from "./page-capture.js";
 import {

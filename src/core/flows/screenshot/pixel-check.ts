@@ -13,7 +13,8 @@ import type { Call } from "../../run/call.js";
 import type { Done, Mismatch, Use } from "../../run/lifecycle.js";
 import { passedBefore, rememberPassed } from "../../run/passed-screens.js";
 import { pollForMatch, type Shot } from "../../run/stable-screen.js";
-import type { BaselineRecord, Stored } from "../../store/records.js";
+import type { BaselineRecord } from "../../store/baseline-record.js";
+import type { Stored } from "../../store/record-io.js";
 import { allowedDiffPixels, describeAllowance, type ScreenshotParams } from "./input.js";
 
 /** The least time left for which a failure looks for content moved as a block. */

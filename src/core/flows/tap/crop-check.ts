@@ -12,7 +12,8 @@ import type { Call } from "../../run/call.js";
 import type { Done, Use } from "../../run/lifecycle.js";
 import { decodedStored, passedBefore, rememberPassed } from "../../run/passed-screens.js";
 import { describeEnd, pollForMatch } from "../../run/stable-screen.js";
-import type { Stored, TapRecord } from "../../store/records.js";
+import type { Stored } from "../../store/record-io.js";
+import type { TapRecord } from "../../store/tap-record.js";
 import { settledScreenIsFinal } from "./stored-screen.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
 

@@ -13,7 +13,7 @@ import { toRect } from "../../pixels/pixel-rects.js";
 import { searchMoved, shifted, type SearchFinding, type Shift } from "../../pixels/moved-crop.js";
 import type { Call } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
-import type { TapRecord } from "../../store/records.js";
+import type { TapRecord } from "../../store/tap-record.js";
 import { CROP_PAD_UNITS, CROP_VERDICT, storedCrop } from "./crop-check.js";
 import { readCost, tapAndVerify } from "./locate.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";

@@ -15,7 +15,7 @@ import { systemBarMasks } from "../../pixels/masks.js";
 import { toAiImage, type Call, type CallPageSource } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
 import { waitForStable } from "../../run/stable-screen.js";
-import type { ScrollRecord, TapRecord } from "../../store/records.js";
+import type { ScrollRecord, TapRecord } from "../../store/tap-record.js";
 import { CROP_PAD_UNITS } from "./crop-check.js";
 import type { TapDone, TapParams } from "./tap-params.js";
 

@@ -13,7 +13,7 @@ import { searchMoved } from "../../pixels/moved-crop.js";
 import { cellRect, compareThumbs, screenThumb, type ScreenThumb } from "../../pixels/screen-thumb.js";
 import type { Call } from "../../run/call.js";
 import type { Finality } from "../../run/stable-screen.js";
-import type { StoredScreenThumb, TapRecord } from "../../store/records.js";
+import type { StoredScreenThumb, TapRecord } from "../../store/tap-record.js";
 
 /**
  * The share of the content cells (src/core/pixels/screen-thumb.ts) that must look alike for a

@@ -16,7 +16,7 @@ import { rectFits } from "../../pixels/pixel-rects.js";
 import type { Call } from "../../run/call.js";
 import { runStored, type Done, type NewValue, type StoredKind } from "../../run/lifecycle.js";
 import { tapKey } from "../../store/keys.js";
-import { TapRecordSchema, TapValueSchema, type TapRecord } from "../../store/records.js";
+import { TapRecordSchema, TapValueSchema, type TapRecord } from "../../store/tap-record.js";
 import { tapFingerprint } from "../../store/rejections.js";
 import { useCrop, useCropNow } from "./crop-check.js";
 import { evidenceText, healCheaply, movedHint } from "./heal-ladder.js";

@@ -12,7 +12,7 @@ import { cutRegion } from "../../pixels/crop.js";
 import { resizeRawTo, unmatchedShare } from "../../pixels/element-match.js";
 import { decode, type RawImage } from "../../pixels/image-decode.js";
 import type { Call } from "../../run/call.js";
-import type { TapRecord } from "../../store/records.js";
+import type { TapRecord } from "../../store/tap-record.js";
 import { readCost } from "./locate.js";
 import { placeDisagreement, promptPlaces } from "./position-words.js";
 
