@@ -72,5 +72,5 @@ export {
   type SessionRequirement,
   type Source,
 } from "../appium/index.js";
-export { imageSize } from "../core/pixels/images.js";
+export { imageSize } from "../core/pixels/image-decode.js";
 export * from "../errors.js";

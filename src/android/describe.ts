@@ -26,7 +26,8 @@ import {
   type Found,
   type Reading,
 } from "../appium/index.js";
-import { decodeRegion, isUniform } from "../core/pixels/images.js";
+import { decodeRegion } from "../core/pixels/image-decode.js";
+import { isUniform } from "../core/pixels/image-compare.js";
 import type { Rect, Size } from "../core/ground/geometry.js";
 import { barInsets, mergeInsets, NO_INSETS, parseBar } from "./system-bars.js";
 

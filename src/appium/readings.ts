@@ -5,7 +5,7 @@
 import type { AdapterNote, Insets } from "../core/device/description.js";
 import { DeviceError } from "../core/ground/errors.js";
 import type { Rect, Size } from "../core/ground/geometry.js";
-import { imageSize } from "../core/pixels/images.js";
+import { imageSize } from "../core/pixels/image-decode.js";
 import { hasPngSignature } from "../core/pixels/png.js";
 import { capability, type AppiumSession } from "./session.js";
 

@@ -2,7 +2,7 @@
 import { printJson, printLines, age, clip, table } from "./format.js";
 import { allEntries, type StoreEntry, type StoreModel } from "./model.js";
 import { entryJson, matchesFilter, type EntryFilter } from "./select.js";
-import { reviewOf } from "../core/store/records.js";
+import { reviewOf } from "../core/store/review-state.js";
 
 export interface ListOptions extends EntryFilter {
   json?: boolean;

@@ -7,15 +7,10 @@ import type { Platform } from "../core/device/description.js";
 import { PlatformSchema } from "../core/device/description.js";
 import { FileStore } from "../core/store/file-store.js";
 import type { Store } from "../core/store/store.js";
-import {
-  BaselineRecordSchema,
-  JudgmentRecordSchema,
-  readRecord,
-  TapRecordSchema,
-  type BaselineRecord,
-  type JudgmentRecord,
-  type TapRecord,
-} from "../core/store/records.js";
+import { BaselineRecordSchema, type BaselineRecord } from "../core/store/baseline-record.js";
+import { JudgmentRecordSchema, type JudgmentRecord } from "../core/store/judgment-record.js";
+import { readRecord } from "../core/store/record-io.js";
+import { TapRecordSchema, type TapRecord } from "../core/store/tap-record.js";
 import { indexCalls, lastUsed } from "./usage.js";
 import type { Run } from "./runs.js";
 

@@ -7,7 +7,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { FileStore, STALE_TEMP_MS } from "../core/store/file-store.js";
 import type { Store } from "../core/store/store.js";
-import { deleteRecord } from "../core/store/records.js";
+import { deleteRecord } from "../core/store/record-io.js";
 import { age, printJson, printLines, table } from "./format.js";
 import { allEntries, type StoreEntry, type StoreModel } from "./model.js";
 import { matchesFilter, type EntryFilter } from "./select.js";

@@ -4,16 +4,8 @@
  * masks (pixelmatch's metric, src/core/pixels/pixel-diff.ts), the system-bar masks of a device, and the
  * crop search of the heal ladder (docs/heal.md).
  */
-export {
-  compare,
-  comparePng,
-  decode,
-  decodeRegion,
-  imageSize,
-  type CompareOptions,
-  type CompareResult,
-  type RawImage,
-} from "../core/pixels/images.js";
+export { compare, comparePng, type CompareOptions, type CompareResult } from "../core/pixels/image-compare.js";
+export { decode, decodeRegion, imageSize, type RawImage } from "../core/pixels/image-decode.js";
 export { systemBarMasks } from "../core/pixels/masks.js";
 export { searchCrop, type CropCandidate, type CropSearchOptions } from "../core/pixels/crop-search.js";
 export { searchMoved, type CropVerdict, type SearchFinding, type Shift } from "../core/pixels/moved-crop.js";

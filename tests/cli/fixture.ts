@@ -13,15 +13,13 @@ import { createPlatformApi } from "../../src/core/engine/engine.js";
 import { keepArtifact, recordCall, RUN_ID, type Artifact } from "../../src/core/ground/artifacts.js";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { baselineKey, deviceSlug, tapKey } from "../../src/core/store/keys.js";
-import {
-  createRecord,
-  replaceRecord,
-  sha256,
-  FORMAT,
-  type BaselineRecord,
-  type TapRecord,
-} from "../../src/core/store/records.js";
-import { compare, cropPng, decode, sideBySide } from "../../src/core/pixels/images.js";
+import { createRecord, replaceRecord, sha256 } from "../../src/core/store/record-io.js";
+import { FORMAT } from "../../src/core/store/record-format.js";
+import type { BaselineRecord } from "../../src/core/store/baseline-record.js";
+import type { TapRecord } from "../../src/core/store/tap-record.js";
+import { compare } from "../../src/core/pixels/image-compare.js";
+import { cropPng, sideBySide } from "../../src/core/pixels/image-encode.js";
+import { decode } from "../../src/core/pixels/image-decode.js";
 import type { DeviceDescription } from "../../src/core/device/description.js";
 import { FakeDevice, fakeAdapter, fakeDriver, render, type FakeScene } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";

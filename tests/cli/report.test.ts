@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, promises as fs, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { imageSize } from "../../src/core/pixels/images.js";
+import { imageSize } from "../../src/core/pixels/image-decode.js";
 import { GALAXY, makeFixture, PIXEL, type Fixture } from "./fixture.js";
 import { openChromium, which } from "../support/chromium.js";
 import { REPO, runCli } from "./run-cli.js";

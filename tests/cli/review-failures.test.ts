@@ -17,14 +17,10 @@ import { lastFailures } from "../../src/cli/review/failures.js";
 import { readStoreModel } from "../../src/cli/model.js";
 import { startReviewServer, type ReviewServer } from "../../src/cli/review/server.js";
 import { FileStore } from "../../src/core/store/file-store.js";
-import {
-  BaselineRecordSchema,
-  readRecord,
-  replaceRecord,
-  reviewOf,
-  sha256,
-  TapRecordSchema,
-} from "../../src/core/store/records.js";
+import { BaselineRecordSchema } from "../../src/core/store/baseline-record.js";
+import { readRecord, replaceRecord, sha256 } from "../../src/core/store/record-io.js";
+import { reviewOf } from "../../src/core/store/review-state.js";
+import { TapRecordSchema } from "../../src/core/store/tap-record.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { openChromium } from "../support/chromium.js";
 import { FakeDevice, fakeAdapter, fakeDriver, type FakeScene } from "../support/fake-device.js";

@@ -1,7 +1,7 @@
 /** The review page shows a scroll tap's final crop with the swipes that reached it (docs/reviewing.md). */
 import { renderReviewPage } from "../../src/cli/review/page.js";
 import type { PendingValue } from "../../src/cli/review/pending.js";
-import type { TapRecord } from "../../src/core/store/records.js";
+import type { TapRecord } from "../../src/core/store/tap-record.js";
 
 const now = "2026-01-01T00:00:00.000Z";
 const record: TapRecord = {

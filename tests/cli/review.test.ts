@@ -7,13 +7,10 @@ import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { FileStore } from "../../src/core/store/file-store.js";
-import {
-  BaselineRecordSchema,
-  deleteRecord,
-  readRecord,
-  reviewOf,
-  TapRecordSchema,
-} from "../../src/core/store/records.js";
+import { BaselineRecordSchema } from "../../src/core/store/baseline-record.js";
+import { deleteRecord, readRecord } from "../../src/core/store/record-io.js";
+import { reviewOf } from "../../src/core/store/review-state.js";
+import { TapRecordSchema } from "../../src/core/store/tap-record.js";
 import { IPHONE, makeFixture, type Fixture } from "./fixture.js";
 import { REPO, runCli } from "./run-cli.js";
 

@@ -9,7 +9,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ScreenshotMismatchError } from "../../src/core/ground/errors.js";
-import { BaselineRecordSchema } from "../../src/core/store/records.js";
+import { BaselineRecordSchema } from "../../src/core/store/baseline-record.js";
 import type { WireDouble } from "../../rig/model-doubles/index.js";
 import type { DomKnowledge } from "../support/dom-knowledge.js";
 import { iphone15, pixel7 } from "../../rig/profiles.js";

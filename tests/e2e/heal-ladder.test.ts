@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { XMLParser } from "fast-xml-parser";
 import type { TapOptions } from "../../src/core/engine/options.js";
-import { TapRecordSchema, type TapRecord } from "../../src/core/store/records.js";
+import { TapRecordSchema, type TapRecord } from "../../src/core/store/tap-record.js";
 import { AGREED_MODEL, CROP_SEARCH_MODEL } from "../../src/core/flows/tap/heal-ladder.js";
 import type { WireDouble } from "../../rig/model-doubles/index.js";
 import type { DomKnowledge } from "../support/dom-knowledge.js";

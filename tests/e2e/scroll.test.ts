@@ -8,7 +8,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LogEntry } from "../../src/core/ground/log.js";
-import { TapRecordSchema, type TapRecord } from "../../src/core/store/records.js";
+import { TapRecordSchema, type TapRecord } from "../../src/core/store/tap-record.js";
 import type { WireDouble } from "../../rig/model-doubles/index.js";
 import type { DomKnowledge } from "../support/dom-knowledge.js";
 import { pixel7 } from "../../rig/profiles.js";

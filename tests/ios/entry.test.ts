@@ -9,7 +9,7 @@ import sharp from "sharp";
 import * as ai from "../../src/ios/index.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
 import { promptHash } from "../../src/core/store/keys.js";
-import { sha256 } from "../../src/core/store/records.js";
+import { sha256 } from "../../src/core/store/record-io.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { AppiumDriverDouble, xcuitestScript, asBrowser } from "../support/appium-driver-double.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";

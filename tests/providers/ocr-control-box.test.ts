@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import type { Box } from "../../src/core/model/contract.js";
-import { decode, type RawImage } from "../../src/core/pixels/images.js";
+import { decode, type RawImage } from "../../src/core/pixels/image-decode.js";
 import { controlBox } from "../../src/providers/ocr/control-box.js";
 
 const FONT = 'font-family="DejaVu Sans"';

@@ -9,7 +9,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { AbortedError, StoreError, TimeoutError } from "../../src/core/ground/errors.js";
-import { readRecord, replaceRecord, createRecord } from "../../src/core/store/records.js";
+import { readRecord, replaceRecord, createRecord } from "../../src/core/store/record-io.js";
 import type { Store } from "../../src/core/store/store.js";
 import { BlobRecord, blobRecord, greyPng } from "../support/blob-records.js";
 import { cephSkipped, startCephRgw, type CephRgw } from "../support/ceph-rgw.js";

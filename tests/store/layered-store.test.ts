@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { FileStore } from "../../src/core/store/file-store.js";
 import { layeredStore } from "../../src/core/store/layered-store.js";
-import { createRecord, readRecord, replaceRecord } from "../../src/core/store/records.js";
+import { createRecord, readRecord, replaceRecord } from "../../src/core/store/record-io.js";
 import { BlobRecord, blobRecord, greyPng } from "../support/blob-records.js";
 import { startTestS3, type TestS3 } from "../support/s3-replica.js";
 import { openStore, s3Spec } from "../support/store-workers/open-store.js";

@@ -4,7 +4,7 @@
  */
 import { PNG } from "pngjs";
 import { z } from "zod";
-import { sha256 } from "../../src/core/store/records.js";
+import { sha256 } from "../../src/core/store/record-io.js";
 
 /** The schema of a blob record: just what readRecord checks (an image of the record's screen size). */
 export const BlobRecord = z.object({

@@ -5,7 +5,7 @@
  */
 import pixelmatch from "pixelmatch";
 import sharp from "sharp";
-import type { RawImage } from "../../src/core/pixels/images.js";
+import type { RawImage } from "../../src/core/pixels/image-decode.js";
 import type { Rect } from "../../src/core/ground/geometry.js";
 
 export const W = 97;

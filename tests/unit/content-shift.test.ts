@@ -5,7 +5,7 @@
  */
 import sharp from "sharp";
 import { describeContentShift, estimateContentShift } from "../../src/core/pixels/content-shift.js";
-import { decode, type RawImage } from "../../src/core/pixels/images.js";
+import { decode, type RawImage } from "../../src/core/pixels/image-decode.js";
 
 const WIDTH = 360;
 const HEIGHT = 800;

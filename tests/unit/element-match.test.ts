@@ -3,7 +3,7 @@
  * on real pixels: content a few pixels off stays matched, a cover or another colour does not.
  */
 import { resizeRawTo, unmatchedShare } from "../../src/core/pixels/element-match.js";
-import type { RawImage } from "../../src/core/pixels/images.js";
+import type { RawImage } from "../../src/core/pixels/image-decode.js";
 
 type Rgb = [number, number, number];
 

@@ -12,11 +12,12 @@ import sharp from "sharp";
 import type { DeviceAdapter, DeviceSession, Swipe } from "../../src/core/device/description.js";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
-import { decode, encodePng, type RawImage } from "../../src/core/pixels/images.js";
+import { decode, type RawImage } from "../../src/core/pixels/image-decode.js";
+import { encodePng } from "../../src/core/pixels/image-encode.js";
 import { acceptFailure, failuresOf } from "../../src/cli/review/accept-failed.js";
 import { lastRun, readRuns } from "../../src/cli/runs.js";
 import { FileStore } from "../../src/core/store/file-store.js";
-import { BaselineRecordSchema } from "../../src/core/store/records.js";
+import { BaselineRecordSchema } from "../../src/core/store/baseline-record.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
 

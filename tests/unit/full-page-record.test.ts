@@ -9,16 +9,11 @@ import path from "node:path";
 import sharp from "sharp";
 import type { DeviceDescription } from "../../src/core/device/description.js";
 import { checkScreenshotInput } from "../../src/core/flows/screenshot/input.js";
-import { decode } from "../../src/core/pixels/images.js";
+import { decode } from "../../src/core/pixels/image-decode.js";
 import { FileStore } from "../../src/core/store/file-store.js";
-import {
-  BaselineRecordSchema,
-  FORMAT,
-  createRecord,
-  readRecord,
-  sha256,
-  type BaselineRecord,
-} from "../../src/core/store/records.js";
+import { BaselineRecordSchema, type BaselineRecord } from "../../src/core/store/baseline-record.js";
+import { FORMAT } from "../../src/core/store/record-format.js";
+import { createRecord, readRecord, sha256 } from "../../src/core/store/record-io.js";
 import { baselineFingerprint } from "../../src/core/store/rejections.js";
 
 const device: DeviceDescription = {

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
-import { TapRecordSchema } from "../../src/core/store/records.js";
+import { TapRecordSchema } from "../../src/core/store/tap-record.js";
 import { A11Y_MODEL, AGREED_MODEL } from "../../src/core/flows/tap/heal-ladder.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver, type FakeElement, type FakeScene } from "../support/fake-device.js";

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
 import { HEALED_MESSAGE, type LogEntry } from "../../src/core/ground/log.js";
-import { TapRecordSchema } from "../../src/core/store/records.js";
+import { TapRecordSchema } from "../../src/core/store/tap-record.js";
 import { CROP_SEARCH_MODEL } from "../../src/core/flows/tap/heal-ladder.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver, type FakeElement, type FakeScene } from "../support/fake-device.js";

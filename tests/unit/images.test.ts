@@ -1,21 +1,9 @@
 import sharp from "sharp";
 import { PNG } from "pngjs";
-import {
-  compare,
-  comparePng,
-  cropPng,
-  decode,
-  decodeRegion,
-  encodePng,
-  imageSize,
-  isUniform,
-  outlineRect,
-  rectFits,
-  resizeToFit,
-  sideBySide,
-  toRect,
-  type RawImage,
-} from "../../src/core/pixels/images.js";
+import { compare, comparePng, isUniform } from "../../src/core/pixels/image-compare.js";
+import { cropPng, encodePng, outlineRect, resizeToFit, sideBySide } from "../../src/core/pixels/image-encode.js";
+import { decode, decodeRegion, imageSize, type RawImage } from "../../src/core/pixels/image-decode.js";
+import { rectFits, toRect } from "../../src/core/pixels/pixel-rects.js";
 
 /** A PNG of seeded noise: every pixel differs from its neighbours, so crops and offsets show. */
 function noisePng(width: number, height: number, seed = 1): Buffer {

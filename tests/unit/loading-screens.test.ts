@@ -12,11 +12,13 @@ import path from "node:path";
 import sharp from "sharp";
 import * as android from "../../src/android/index.js";
 import * as ios from "../../src/ios/index.js";
-import { parsePageSource, progressIndicator, readPageSource } from "../../src/core/device/page-source.js";
+import { parsePageSource } from "../../src/core/device/page-source-parse.js";
+import { progressIndicator } from "../../src/core/device/element-queries.js";
+import { readPageSource } from "../../src/core/device/page-source.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
 import { compareThumbs, screenThumb, thumbGrid } from "../../src/core/pixels/screen-thumb.js";
-import { decode } from "../../src/core/pixels/images.js";
-import { ScreenThumbSchema, TapRecordSchema } from "../../src/core/store/records.js";
+import { decode } from "../../src/core/pixels/image-decode.js";
+import { ScreenThumbSchema, TapRecordSchema } from "../../src/core/store/tap-record.js";
 import { SAME_SCREEN_SHARE } from "../../src/core/flows/tap/stored-screen.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import {

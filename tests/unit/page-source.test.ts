@@ -1,15 +1,12 @@
 /**
- * Reading the page source for the accessibility rung (src/core/device/page-source.ts) on page
+ * Reading the page source for the accessibility rung (src/core/device/page-source.ts), parsing it
+ * (src/core/device/page-source-parse.ts) and asking it (src/core/device/element-queries.ts) on page
  * sources shaped like the real drivers': UiAutomator2's `<node>` tree with `bounds` in pixels and
  * `displayed`, XCUITest's `XCUIElementType*` tree with x/y/width/height in points and `visible`.
  */
-import {
-  elementAt,
-  findElement,
-  parsePageSource,
-  readPageSource,
-  type PageSourceDevice,
-} from "../../src/core/device/page-source.js";
+import { elementAt, findElement } from "../../src/core/device/element-queries.js";
+import { parsePageSource, type PageSourceDevice } from "../../src/core/device/page-source-parse.js";
+import { readPageSource } from "../../src/core/device/page-source.js";
 
 const PIXEL_8: PageSourceDevice = { platform: "android", scale: 2.625, screen: { width: 1080, height: 2400 } };
 const IPHONE_15: PageSourceDevice = { platform: "ios", scale: 3, screen: { width: 1179, height: 2556 } };

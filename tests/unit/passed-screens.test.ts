@@ -1,6 +1,6 @@
 /** The per-session memory of the last screenshot that passed each comparison (src/core/run/passed-screens.ts). */
 import { decodedStored, passedBefore, rememberPassed } from "../../src/core/run/passed-screens.js";
-import type { RawImage } from "../../src/core/pixels/images.js";
+import type { RawImage } from "../../src/core/pixels/image-decode.js";
 
 const png = (text: string) => Buffer.from(text);
 

@@ -5,7 +5,8 @@
  * masks of every shape. An early stop gives the same verdict as the full count.
  */
 import { countDiffPixels, DiffCounter } from "../../src/core/pixels/pixel-diff.js";
-import { compare, type RawImage } from "../../src/core/pixels/images.js";
+import { compare } from "../../src/core/pixels/image-compare.js";
+import type { RawImage } from "../../src/core/pixels/image-decode.js";
 import type { Rect } from "../../src/core/ground/geometry.js";
 import { H, MASKS, PAIRS, reference, scene, W } from "../support/pixel-scenes.js";
 

@@ -9,7 +9,8 @@ import { crc32 } from "node:zlib";
 import sharp from "sharp";
 import { PNG } from "pngjs";
 import { comparePngRows } from "../../src/core/pixels/png-compare.js";
-import { comparePng, type RawImage } from "../../src/core/pixels/images.js";
+import { comparePng } from "../../src/core/pixels/image-compare.js";
+import type { RawImage } from "../../src/core/pixels/image-decode.js";
 import type { Rect } from "../../src/core/ground/geometry.js";
 import { MASKS, PAIRS, reference } from "../support/pixel-scenes.js";
 

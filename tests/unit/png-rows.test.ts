@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { PNG } from "pngjs";
-import { decode, decodeRegion } from "../../src/core/pixels/images.js";
+import { decode, decodeRegion } from "../../src/core/pixels/image-decode.js";
 import { createInflate, crc32, deflateSync, inflateSync } from "node:zlib";
 import { openInflateInto, zlibInternals } from "../../src/core/pixels/inflate-into.js";
 import { decodePngRect, InflatedRows, pngLayout } from "../../src/core/pixels/png-rows.js";

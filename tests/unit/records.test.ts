@@ -4,19 +4,11 @@ import path from "node:path";
 import sharp from "sharp";
 import { StoreError } from "../../src/core/ground/errors.js";
 import { FileStore } from "../../src/core/store/file-store.js";
-import {
-  BaselineRecordSchema,
-  FORMAT,
-  TapRecordSchema,
-  createRecord,
-  readRecord,
-  replaceRecord,
-  restorePrevious,
-  reviewOf,
-  sha256,
-  type BaselineRecord,
-  type TapRecord,
-} from "../../src/core/store/records.js";
+import { BaselineRecordSchema, type BaselineRecord } from "../../src/core/store/baseline-record.js";
+import { FORMAT } from "../../src/core/store/record-format.js";
+import { TapRecordSchema, type TapRecord } from "../../src/core/store/tap-record.js";
+import { createRecord, readRecord, replaceRecord, restorePrevious, sha256 } from "../../src/core/store/record-io.js";
+import { reviewOf } from "../../src/core/store/review-state.js";
 import type { DeviceDescription } from "../../src/core/device/description.js";
 
 let dir: string;

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
 import type { DeviceAdapter } from "../../src/core/device/description.js";
-import { BaselineRecordSchema } from "../../src/core/store/records.js";
+import { BaselineRecordSchema } from "../../src/core/store/baseline-record.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver, type FakeScene } from "../support/fake-device.js";
 import { ScriptedChannel, SCRIPTED_MODEL, locateOnDevice } from "../support/scripted-channel.js";

@@ -8,7 +8,7 @@ import * as ios from "../../src/ios/index.js";
 import { InputError } from "../../src/core/ground/errors.js";
 import { isUniformOutside, sameOutside, systemBarMasks, unionArea } from "../../src/core/pixels/masks.js";
 import { allowedDiffPixels, checkScreenshotInput } from "../../src/core/flows/screenshot/input.js";
-import { decode } from "../../src/core/pixels/images.js";
+import { decode } from "../../src/core/pixels/image-decode.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver, render, type FakeScene } from "../support/fake-device.js";
 import { ScriptedChannel } from "../support/scripted-channel.js";

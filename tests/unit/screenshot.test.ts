@@ -13,7 +13,7 @@ import type { AiRequestOf } from "../../src/core/model/contract.js";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
 import { NotStoredError, RejectedError, ScreenshotMismatchError } from "../../src/core/ground/errors.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
-import { BaselineRecordSchema } from "../../src/core/store/records.js";
+import { BaselineRecordSchema } from "../../src/core/store/baseline-record.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver, render, type FakeScene } from "../support/fake-device.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";

@@ -13,7 +13,7 @@ import { iosAdapter } from "../../src/ios/adapter.js";
 import type { AiAnswers } from "../../src/core/model/contract.js";
 import type { DeviceDescription } from "../../src/core/device/description.js";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
-import { decode } from "../../src/core/pixels/images.js";
+import { decode } from "../../src/core/pixels/image-decode.js";
 import { findAlong } from "../../src/core/pixels/crop-along.js";
 import { scrollRegion, swipeFor } from "../../src/core/device/swipe-geometry.js";
 import { checkScroll } from "../../src/core/flows/tap/scroll/options.js";

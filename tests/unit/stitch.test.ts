@@ -4,7 +4,7 @@
  * the screens a phone would show while scrolling it, and stitched back.
  */
 import sharp from "sharp";
-import { decode, type RawImage } from "../../src/core/pixels/images.js";
+import { decode, type RawImage } from "../../src/core/pixels/image-decode.js";
 import {
   pagePosition,
   screenOfRow,

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { createPlatformApi } from "../../src/core/engine/engine.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
-import { TapRecordSchema } from "../../src/core/store/records.js";
+import { TapRecordSchema } from "../../src/core/store/tap-record.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver, render, type FakeScene } from "../support/fake-device.js";
 import { locateOnDevice, ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";

@@ -5,7 +5,7 @@
  * inline script ({@link COMPARE_SCRIPT}) fetch nothing, so the pages stay self-contained.
  */
 import { esc } from "./escape.js";
-import type { BaselineRecord } from "../../core/store/records.js";
+import type { BaselineRecord } from "../../core/store/baseline-record.js";
 import { overlay, type Overlay } from "./view.js";
 
 /** An overlay's CSS position. */

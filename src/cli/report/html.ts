@@ -2,7 +2,7 @@
 import { subjectOf } from "../../core/ground/log.js";
 import { createHash } from "node:crypto";
 import { age } from "../format.js";
-import { reviewOf } from "../../core/store/records.js";
+import { reviewOf } from "../../core/store/review-state.js";
 import { boxOverlays, COMPARE_SCRIPT, COMPARE_STYLE, compareFigures, fullSize, pct } from "./compare.js";
 import { esc } from "./escape.js";
 import { STYLE } from "./style.js";

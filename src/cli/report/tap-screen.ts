@@ -4,7 +4,7 @@
  * hollow ring with crosshair ticks outside it, so the marker never covers the element's label.
  * Only the crop is stored, so the rest of the screen is drawn empty.
  */
-import type { TapRecord } from "../../core/store/records.js";
+import type { TapRecord } from "../../core/store/tap-record.js";
 import { esc } from "./escape.js";
 
 type Placed = Pick<TapRecord, "point" | "box" | "crop" | "device">;

@@ -6,15 +6,9 @@
  */
 import { promises as fs } from "node:fs";
 import { pngSize } from "../../core/pixels/png.js";
-import {
-  BaselineRecordSchema,
-  BaselineValueSchema,
-  FORMAT,
-  imageSizeOf,
-  readRecord,
-  replaceRecord,
-  sha256,
-} from "../../core/store/records.js";
+import { BaselineRecordSchema, BaselineValueSchema } from "../../core/store/baseline-record.js";
+import { FORMAT } from "../../core/store/record-format.js";
+import { imageSizeOf, readRecord, replaceRecord, sha256 } from "../../core/store/record-io.js";
 import type { Store } from "../../core/store/store.js";
 import { EXIT } from "../exit.js";
 import { printJson, printLines } from "../format.js";

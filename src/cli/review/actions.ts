@@ -4,22 +4,12 @@
  * `tapshot accept`/`revert` and the review page both go through here.
  */
 import { StoreError } from "../../core/ground/errors.js";
-import {
-  BaselineRecordSchema,
-  BaselineValueSchema,
-  deleteRecord,
-  FORMAT,
-  readRecord,
-  restorePrevious,
-  reviewOf,
-  rewriteRecord,
-  sha256,
-  TapRecordSchema,
-  TapValueSchema,
-  JudgmentRecordSchema,
-  type BaselineRecord,
-  type TapRecord,
-} from "../../core/store/records.js";
+import { BaselineRecordSchema, BaselineValueSchema, type BaselineRecord } from "../../core/store/baseline-record.js";
+import { deleteRecord, readRecord, restorePrevious, rewriteRecord, sha256 } from "../../core/store/record-io.js";
+import { FORMAT } from "../../core/store/record-format.js";
+import { reviewOf } from "../../core/store/review-state.js";
+import { TapRecordSchema, TapValueSchema, type TapRecord } from "../../core/store/tap-record.js";
+import { JudgmentRecordSchema } from "../../core/store/judgment-record.js";
 import { rejectionOf } from "../../core/store/rejections.js";
 import type { Store } from "../../core/store/store.js";
 

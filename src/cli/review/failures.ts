@@ -5,15 +5,9 @@
  * accepted by the same rules as `accept --failed`; a tap is forgotten, so the next run learns it.
  */
 import { promises as fs } from "node:fs";
-import {
-  BaselineRecordSchema,
-  deleteRecord,
-  readRecord,
-  sha256,
-  TapRecordSchema,
-  type BaselineRecord,
-  type TapRecord,
-} from "../../core/store/records.js";
+import { BaselineRecordSchema, type BaselineRecord } from "../../core/store/baseline-record.js";
+import { deleteRecord, readRecord, sha256 } from "../../core/store/record-io.js";
+import { TapRecordSchema, type TapRecord } from "../../core/store/tap-record.js";
 import type { Store } from "../../core/store/store.js";
 import { lastRun, readRuns, type Run, type RunEntry } from "../runs.js";
 import {

@@ -24,7 +24,7 @@
  */
 import { createHash } from "node:crypto";
 import { bandedDiff } from "../../core/pixels/banded-diff.js";
-import { DEFAULT_THRESHOLD } from "../../core/pixels/images.js";
+import { DEFAULT_THRESHOLD } from "../../core/pixels/image-compare.js";
 import { loadSharp } from "../../core/pixels/sharp.js";
 
 export const FINGERPRINT_SIDE = 800;

@@ -1,5 +1,5 @@
 /** `tapshot pending`: what awaits review; with `--fail-on-pending`, a CI gate (docs/reviewing.md). */
-import { reviewOf } from "../../core/store/records.js";
+import { reviewOf } from "../../core/store/review-state.js";
 import { EXIT } from "../exit.js";
 import { age, clip, printJson, printLines, table } from "../format.js";
 import { allEntries, type StoreEntry, type StoreModel } from "../model.js";

@@ -8,7 +8,7 @@
  * content height, prefix sums over the rows give the best Y, and the best (Y, d) is reported
  * when it explains clearly more rows than "nothing moved" and most of the rows overall.
  */
-import type { RawImage } from "./images.js";
+import type { RawImage } from "./image-decode.js";
 
 /** The rows of the screen between the system bars, [top, bottom). */
 export interface ContentBand {

@@ -6,7 +6,8 @@
  * crop's own rule.
  */
 import { cutRegion, type CropVerdict } from "./crop.js";
-import { compare, type RawImage } from "./images.js";
+import { compare } from "./image-compare.js";
+import type { RawImage } from "./image-decode.js";
 import type { Rect } from "../ground/geometry.js";
 
 /** Places whose profile fits best that are compared in full. */

@@ -8,7 +8,8 @@
  */
 import type { Rect } from "../ground/geometry.js";
 import { cutRegion } from "./crop.js";
-import { compare, type RawImage } from "./images.js";
+import { compare } from "./image-compare.js";
+import type { RawImage } from "./image-decode.js";
 
 /** A grey image, one byte a pixel. */
 interface Grey {

@@ -3,7 +3,7 @@
  * decoded image.
  */
 import type { Rect } from "../ground/geometry.js";
-import type { RawImage } from "./images.js";
+import type { RawImage } from "./image-decode.js";
 
 // Taps use one such verdict for replays and every crop search: CROP_VERDICT in src/core/flows/tap/crop-check.ts.
 /**

@@ -7,7 +7,7 @@
  * a dialog or another colour over the element leaves most pixels without a like neighbour.
  */
 import type { Size } from "../ground/geometry.js";
-import type { RawImage } from "./images.js";
+import type { RawImage } from "./image-decode.js";
 import { colourDelta, MAX_YIQ_DELTA, words } from "./pixel-diff.js";
 import { loadSharp } from "./sharp.js";
 

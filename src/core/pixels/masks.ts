@@ -4,7 +4,7 @@
  * the caller's own masks. All in screenshot pixels.
  */
 import type { Rect, Sides, Size } from "../ground/geometry.js";
-import type { RawImage } from "./images.js";
+import type { RawImage } from "./image-decode.js";
 
 /** The status bar and the navigation bar / home indicator (on any side in landscape), as rectangles. */
 export function systemBarMasks(device: { screen: Size; insets: Sides }): Rect[] {

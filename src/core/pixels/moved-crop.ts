@@ -5,7 +5,8 @@
 import type { Point, Rect, Sides, Size } from "../ground/geometry.js";
 import type { CropVerdict } from "./crop.js";
 import { searchCrop } from "./crop-search.js";
-import { decodeRegion, rectFits, type RawImage } from "./images.js";
+import { decodeRegion, type RawImage } from "./image-decode.js";
+import { rectFits } from "./pixel-rects.js";
 
 export type { CropVerdict } from "./crop.js";
 

@@ -17,7 +17,7 @@
  * the stitcher's 98% row rule absorbs (src/core/flows/screenshot/stitch.ts).
  */
 import { createHash } from "node:crypto";
-import type { RawImage } from "./images.js";
+import type { RawImage } from "./image-decode.js";
 
 /** Width in pixels of the cells a row is averaged over. */
 export const ROW_CELL = 16;

@@ -6,7 +6,7 @@
  * grey and its texture (how much neighbouring pixels differ: text and edges, not flat blocks).
  */
 import type { Rect } from "../ground/geometry.js";
-import type { RawImage } from "./images.js";
+import type { RawImage } from "./image-decode.js";
 
 /** A screen's area as a grid of cells, each with its mean grey and texture (0-255 each). */
 export interface ScreenThumb {

@@ -20,11 +20,12 @@ import { untilAborted, type Deadline } from "../ground/deadline.js";
 import { applyTarget, type DescribedDevice, type DeviceDescription } from "../device/description.js";
 import type { Point, Rect } from "../ground/geometry.js";
 import type { DriverScroll, ElementTarget, ScrollAnswer, Swipe } from "../device/description.js";
-import { imageSize } from "../pixels/images.js";
+import { imageSize } from "../pixels/image-decode.js";
 import { redact } from "../ground/secrets.js";
 import { TimeoutError } from "../ground/errors.js";
 import type { OpenedDevice } from "./opened-device.js";
-import { parsePageNodes, readPageSource, type PageNode, type PageSourceReading } from "../device/page-source.js";
+import { parsePageNodes, type PageNode } from "../device/page-source-parse.js";
+import { readPageSource, type PageSourceReading } from "../device/page-source.js";
 import { deviceSlugs, slugify, type DeviceSlugs } from "../store/keys.js";
 
 /** A page source reading; `reused` when it was read before on the same screen. */

@@ -23,8 +23,16 @@ import type { MismatchEnd } from "./stable-screen.js";
 import { untilAborted } from "../ground/deadline.js";
 import { screenOf, sameScreen } from "../device/description.js";
 import { HEALED_MESSAGE, UPDATED_MESSAGE, type Outcome } from "../ground/log.js";
-import { createRecord, FORMAT, PENDING, readRecord, replaceRecord, sha256, type Stored } from "../store/records.js";
-import type { Rejection, StoredRecordBase } from "../store/records.js";
+import {
+  createRecord,
+  readRecord,
+  replaceRecord,
+  sha256,
+  type Stored,
+  type StoredRecordBase,
+} from "../store/record-io.js";
+import { FORMAT } from "../store/record-format.js";
+import { PENDING, type Rejection } from "../store/review-state.js";
 import { describeRejection } from "../store/rejections.js";
 import { keyOnDevice } from "../store/keys.js";
 

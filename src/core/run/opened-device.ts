@@ -13,7 +13,7 @@ import type {
 import { DeviceError } from "../ground/errors.js";
 import type { Point, Rect } from "../ground/geometry.js";
 import type { Swipe } from "../device/description.js";
-import { imageSize } from "../pixels/images.js";
+import { imageSize } from "../pixels/image-decode.js";
 import { pngStructureProblem } from "../pixels/png.js";
 import { UndecodableImageError } from "../pixels/image-input.js";
 import type { Size } from "../ground/geometry.js";

@@ -6,7 +6,7 @@
  * It also keeps a few stored crops decoded, for taps replayed again in the session.
  */
 import { createHash } from "node:crypto";
-import type { RawImage } from "../pixels/images.js";
+import type { RawImage } from "../pixels/image-decode.js";
 
 /** The last screenshot that passed one comparison, and the result it gave. */
 interface Passed {

@@ -7,7 +7,7 @@
 import { checkKnownOptions } from "../ground/checks.js";
 import { InputError } from "../ground/errors.js";
 import type { Rect } from "../ground/geometry.js";
-import { decode } from "../pixels/images.js";
+import { decode } from "../pixels/image-decode.js";
 import { sameOutside } from "../pixels/masks.js";
 import { comparePngRows } from "../pixels/png-compare.js";
 

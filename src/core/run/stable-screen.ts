@@ -1,7 +1,7 @@
 /** Waiting for the screen to stop changing before a model looks at it or a baseline is stored. */
 import type { Call } from "./call.js";
 import type { Rect } from "../ground/geometry.js";
-import { decode, type RawImage } from "../pixels/images.js";
+import { decode, type RawImage } from "../pixels/image-decode.js";
 import { isUniformOutside, sameOutside } from "../pixels/masks.js";
 import { sameScreen, type SettleRule } from "./settle.js";
 

@@ -7,9 +7,11 @@
 import { createHash } from "node:crypto";
 import type { DeviceDescription } from "../device/description.js";
 import type { Rect } from "../ground/geometry.js";
-import { decode, type RawImage } from "../pixels/images.js";
+import { decode, type RawImage } from "../pixels/image-decode.js";
 import { fillRects, systemBarMasks } from "../pixels/masks.js";
-import type { BaselineRecord, Rejection, TapRecord } from "./records.js";
+import type { BaselineRecord } from "./baseline-record.js";
+import type { Rejection } from "./review-state.js";
+import type { TapRecord } from "./tap-record.js";
 
 /** SHA-256 over the size and the pixels of `raw`, with the pixels under `masks` left out. */
 export function pixelFingerprint(raw: RawImage, masks: Rect[]): string {

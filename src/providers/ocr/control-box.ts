@@ -5,7 +5,7 @@
  * far taller than a control), the text box itself, padded, is the answer.
  */
 import type { Box } from "../../core/model/contract.js";
-import type { RawImage } from "../../core/pixels/images.js";
+import type { RawImage } from "../../core/pixels/image-decode.js";
 
 /** Largest per-channel difference for two pixels to count as the same background colour. */
 const COLOR_TOLERANCE = 12;

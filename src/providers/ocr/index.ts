@@ -22,7 +22,7 @@ import type {
   SatisfyRequest,
 } from "../../core/model/contract.js";
 import { InputError } from "../../core/ground/errors.js";
-import { decode } from "../../core/pixels/images.js";
+import { decode } from "../../core/pixels/image-decode.js";
 import { controlBox } from "./control-box.js";
 import { loadOcrEngine, OCR_MODEL, type TextLine } from "./engine.js";
 import { decideClauses, textClauses } from "./statement.js";

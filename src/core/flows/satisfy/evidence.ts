@@ -6,7 +6,8 @@
  * MAX_TREE_CHARS, is left out and the text goes alone.
  */
 import type { Platform, Rect } from "../../device/description.js";
-import { namesOf, type PageNode } from "../../device/page-source.js";
+import { namesOf } from "../../device/a11y-element.js";
+import type { PageNode } from "../../device/page-source-parse.js";
 
 /** A tree longer than this is left out: the text goes alone. */
 export const MAX_TREE_CHARS = 64_000;

@@ -8,7 +8,7 @@ import { NotStoredError } from "../../ground/errors.js";
 import { toAiImage, type Call } from "../../run/call.js";
 import { runStored, type Done, type Mismatch, type StoredKind } from "../../run/lifecycle.js";
 import { judgmentKey } from "../../store/keys.js";
-import { JudgmentRecordSchema, JudgmentValueSchema, type JudgmentRecord } from "../../store/records.js";
+import { JudgmentRecordSchema, JudgmentValueSchema, type JudgmentRecord } from "../../store/judgment-record.js";
 import { storedImage, type Snapshot } from "./snapshot.js";
 
 /** What the model said about one snapshot. */

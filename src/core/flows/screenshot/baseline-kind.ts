@@ -17,7 +17,7 @@ import type { Call } from "../../run/call.js";
 import { describeEnd } from "../../run/stable-screen.js";
 import { runStored, type Done, type StoredKind } from "../../run/lifecycle.js";
 import { baselineKey } from "../../store/keys.js";
-import { BaselineRecordSchema, BaselineValueSchema, type BaselineRecord } from "../../store/records.js";
+import { BaselineRecordSchema, BaselineValueSchema, type BaselineRecord } from "../../store/baseline-record.js";
 import { baselineFingerprint } from "../../store/rejections.js";
 import { resolveMasks, withPromptMasks } from "./element-masks.js";
 import { withChangesNamed, withChangesOf, withTree } from "./element-tree.js";

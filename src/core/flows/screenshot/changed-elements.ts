@@ -5,11 +5,11 @@
  * differing pixels are named: text changed, moved, resized, appeared, disappeared.
  */
 import type { Platform } from "../../device/description.js";
-import { namesOf, type A11yElement } from "../../device/page-source.js";
+import { namesOf, type A11yElement } from "../../device/a11y-element.js";
 import { contains, type Rect } from "../../ground/geometry.js";
-import type { RawImage } from "../../pixels/images.js";
+import type { RawImage } from "../../pixels/image-decode.js";
 import { clipToScreen } from "../../pixels/masks.js";
-import type { BaselineRecord } from "../../store/records.js";
+import type { BaselineRecord } from "../../store/baseline-record.js";
 
 /** At most this many elements are stored per baseline: the record stays reviewable and the diff quick. */
 export const MAX_TREE_ELEMENTS = 400;

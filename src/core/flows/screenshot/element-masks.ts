@@ -9,7 +9,7 @@ import type { Rect } from "../../ground/geometry.js";
 import { clipToScreen } from "../../pixels/masks.js";
 import { toAiImage, type Call } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
-import type { BaselineRecord } from "../../store/records.js";
+import type { BaselineRecord } from "../../store/baseline-record.js";
 import type { ScreenshotParams } from "./input.js";
 import type { StoredBaseline } from "./pixel-check.js";
 

@@ -9,7 +9,7 @@ import { PAGE_SOURCE_TIMEOUT_MS } from "../../device/page-source.js";
 import { untilAborted } from "../../ground/deadline.js";
 import type { Call } from "../../run/call.js";
 import type { NewValue, Use } from "../../run/lifecycle.js";
-import type { BaselineRecord } from "../../store/records.js";
+import type { BaselineRecord } from "../../store/baseline-record.js";
 import { describeChanges, trimTree, type StoredTree } from "./changed-elements.js";
 import type { PixelMismatch, ScreenshotDone, StoredBaseline } from "./pixel-check.js";
 

@@ -9,7 +9,7 @@ import { InputError, RejectedError, ScreenshotMismatchError, clause } from "../.
 import type { Call } from "../../run/call.js";
 import { toAiImage } from "../../run/call.js";
 import type { NewValue, StoredKind } from "../../run/lifecycle.js";
-import type { BaselineRecord } from "../../store/records.js";
+import type { BaselineRecord } from "../../store/baseline-record.js";
 import type { ScreenshotParams } from "./input.js";
 import { baselineFields, checkVarying, refuseBlank, type BaselinePlace } from "./judge.js";
 import { capturePage, describePage, type CapturedPage } from "./page-capture.js";

@@ -15,7 +15,7 @@ import {
 } from "../../ground/checks.js";
 import { checkMaskEntries, type CheckedMasks } from "./mask-entries.js";
 import { checkFullPage, type FullPageParams } from "./page-options.js";
-import { DEFAULT_THRESHOLD } from "../../pixels/images.js";
+import { DEFAULT_THRESHOLD } from "../../pixels/image-compare.js";
 import { checkSettle, DEFAULT_SETTLE, type SettleRule } from "../../run/settle.js";
 import { baselineNameProblem, suggestBaselineName } from "../../store/keys.js";
 

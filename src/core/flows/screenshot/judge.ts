@@ -6,14 +6,15 @@
 import { AiAnswerError, RejectedError, ScreenshotMismatchError, clause } from "../../ground/errors.js";
 import type { Rect, Size } from "../../ground/geometry.js";
 import type { Box, Reference } from "../../model/contract.js";
-import { decode } from "../../pixels/images.js";
+import { decode } from "../../pixels/image-decode.js";
 import { clipToScreen, isUniformOutside, systemBarMasks, unionArea } from "../../pixels/masks.js";
 import { toAiImage, type Call } from "../../run/call.js";
 import type { Done, NewValue } from "../../run/lifecycle.js";
 import { waitForStable, type Shot } from "../../run/stable-screen.js";
 import { deviceDistance } from "../../device/description.js";
 import { baselineFolder, baselineKey } from "../../store/keys.js";
-import { BaselineRecordSchema, parseStoredJson, readRecord, type BaselineRecord } from "../../store/records.js";
+import { BaselineRecordSchema, type BaselineRecord } from "../../store/baseline-record.js";
+import { parseStoredJson, readRecord } from "../../store/record-io.js";
 import type { ScreenshotParams } from "./input.js";
 import {
   allowedFor,

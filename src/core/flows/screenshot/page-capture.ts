@@ -7,7 +7,8 @@
  */
 import type { Swipe } from "../../device/description.js";
 import { DeviceError, InputError } from "../../ground/errors.js";
-import { decodeRegion, encodePng, imageSize, type RawImage } from "../../pixels/images.js";
+import { decodeRegion, imageSize, type RawImage } from "../../pixels/image-decode.js";
+import { encodePng } from "../../pixels/image-encode.js";
 import type { Size } from "../../ground/geometry.js";
 import type { Call } from "../../run/call.js";
 import { swipesText } from "../../run/scrolling.js";

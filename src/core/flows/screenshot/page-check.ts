@@ -5,11 +5,12 @@
  * y 1840-2100 of the page"), by the screen that first showed those rows.
  */
 import type { Rect } from "../../ground/geometry.js";
-import { compare, decode, type RawImage } from "../../pixels/images.js";
+import { compare } from "../../pixels/image-compare.js";
+import { decode, type RawImage } from "../../pixels/image-decode.js";
 import { systemBarMasks } from "../../pixels/masks.js";
 import type { Call } from "../../run/call.js";
 import type { Use } from "../../run/lifecycle.js";
-import type { BaselineRecord } from "../../store/records.js";
+import type { BaselineRecord } from "../../store/baseline-record.js";
 import { describeAllowance, type ScreenshotParams } from "./input.js";
 import { describePage, type CapturedPage } from "./page-capture.js";
 import {

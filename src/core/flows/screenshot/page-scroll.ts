@@ -7,7 +7,7 @@
 import type { DeviceDescription, Swipe } from "../../device/description.js";
 import { scrollRegion, swipeFor, swipeInSpan, SWIPE_TRAVEL, type VerticalSpan } from "../../device/swipe-geometry.js";
 import type { Rect } from "../../ground/geometry.js";
-import { decode, type RawImage } from "../../pixels/images.js";
+import { decode, type RawImage } from "../../pixels/image-decode.js";
 import { systemBarMasks } from "../../pixels/masks.js";
 import { alikeRowsFromTop, screensAlike } from "../../pixels/row-signatures.js";
 import type { Call } from "../../run/call.js";

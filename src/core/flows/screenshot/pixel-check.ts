@@ -2,7 +2,9 @@
  * The pixel comparison that decides a baseline (docs/design.md section 5): bytes first, then the
  * two PNGs row by row, then both decoded; a failure is counted in full, with its diff image.
  */
-import { compare, decode, sideBySide, type RawImage } from "../../pixels/images.js";
+import { compare } from "../../pixels/image-compare.js";
+import { decode, type RawImage } from "../../pixels/image-decode.js";
+import { sideBySide } from "../../pixels/image-encode.js";
 import { describeContentShift, estimateContentShift } from "../../pixels/content-shift.js";
 import { systemBarMasks } from "../../pixels/masks.js";
 import { comparePngRows } from "../../pixels/png-compare.js";
@@ -11,7 +13,8 @@ import type { Call } from "../../run/call.js";
 import type { Done, Mismatch, Use } from "../../run/lifecycle.js";
 import { passedBefore, rememberPassed } from "../../run/passed-screens.js";
 import { pollForMatch, type Shot } from "../../run/stable-screen.js";
-import type { BaselineRecord, Stored } from "../../store/records.js";
+import type { BaselineRecord } from "../../store/baseline-record.js";
+import type { Stored } from "../../store/record-io.js";
 import { allowedDiffPixels, describeAllowance, type ScreenshotParams } from "./input.js";
 
 /** The least time left for which a failure looks for content moved as a block. */

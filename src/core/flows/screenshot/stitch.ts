@@ -9,7 +9,7 @@
  * and the page keeps them as the first screen showed them. Pure pixels: the swiping is
  * src/core/flows/screenshot/page-capture.ts.
  */
-import type { RawImage } from "../../pixels/images.js";
+import type { RawImage } from "../../pixels/image-decode.js";
 import { rowSignatures, rowsAlike, type RowSignatures } from "../../pixels/row-signatures.js";
 
 /** Share of overlapping rows that must be equal for an offset to be taken. */

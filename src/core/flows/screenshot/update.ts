@@ -7,7 +7,7 @@ import { ScreenshotMismatchError } from "../../ground/errors.js";
 import { systemBarMasks } from "../../pixels/masks.js";
 import type { Call } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
-import type { BaselineRecord } from "../../store/records.js";
+import type { BaselineRecord } from "../../store/baseline-record.js";
 import type { ScreenshotParams } from "./input.js";
 import { baselineFields, refuseBlank } from "./judge.js";
 import { reportMismatch, type PixelMismatch, type ScreenshotDone, type StoredBaseline } from "./pixel-check.js";

@@ -2,7 +2,9 @@
  * The crop check that decides a tap's replay (docs/design.md section 5): the stored crop is
  * compared with the same rectangle of each screenshot, and a match taps the stored point.
  */
-import { compare, decode, decodeRegion, rectFits, type RawImage } from "../../pixels/images.js";
+import { compare } from "../../pixels/image-compare.js";
+import { decode, decodeRegion, type RawImage } from "../../pixels/image-decode.js";
+import { rectFits } from "../../pixels/pixel-rects.js";
 import type { CropVerdict } from "../../pixels/crop.js";
 import { systemBarMasks } from "../../pixels/masks.js";
 import { nearbyShift, shifted, type Shift } from "../../pixels/moved-crop.js";
@@ -10,7 +12,8 @@ import type { Call } from "../../run/call.js";
 import type { Done, Use } from "../../run/lifecycle.js";
 import { decodedStored, passedBefore, rememberPassed } from "../../run/passed-screens.js";
 import { describeEnd, pollForMatch } from "../../run/stable-screen.js";
-import type { Stored, TapRecord } from "../../store/records.js";
+import type { Stored } from "../../store/record-io.js";
+import type { TapRecord } from "../../store/tap-record.js";
 import { settledScreenIsFinal } from "./stored-screen.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
 

@@ -3,14 +3,17 @@
  * whole screen, and the stored element in the page source. They heal without a model when the
  * evidence is unambiguous; otherwise what they found goes to the model as text.
  */
-import { describeAttributes, findElement, type A11yElement, type A11yFinding } from "../../device/page-source.js";
+import { describeAttributes, type A11yElement } from "../../device/a11y-element.js";
+import { findElement, type A11yFinding } from "../../device/element-queries.js";
 import { contains, type Point, type Rect } from "../../ground/geometry.js";
 import type { Box } from "../../model/contract.js";
-import { cropPng, decode, toRect, type RawImage } from "../../pixels/images.js";
+import { cropPng } from "../../pixels/image-encode.js";
+import { decode, type RawImage } from "../../pixels/image-decode.js";
+import { toRect } from "../../pixels/pixel-rects.js";
 import { searchMoved, shifted, type SearchFinding, type Shift } from "../../pixels/moved-crop.js";
 import type { Call } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
-import type { TapRecord } from "../../store/records.js";
+import type { TapRecord } from "../../store/tap-record.js";
 import { CROP_PAD_UNITS, CROP_VERDICT, storedCrop } from "./crop-check.js";
 import { readCost, tapAndVerify } from "./locate.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
@@ -177,7 +180,7 @@ function searchHeal(
 
 function a11yHeal(call: Call, a11y: Extract<A11yFinding, { kind: "unique" }>): CheapHeal {
   const { width, height } = call.device.screen;
-  // Parsed bounds are already clipped to the screen (src/core/device/page-source.ts).
+  // Parsed bounds are already clipped to the screen (src/core/device/page-source-parse.ts).
   const box = a11y.element.bounds;
   return {
     point: { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) },

@@ -3,16 +3,19 @@
  * what a learn and a model heal of a tap share.
  */
 import type { DeviceDescription } from "../../device/description.js";
-import { describeAttributes, elementAt, type A11yElement } from "../../device/page-source.js";
+import { describeAttributes, type A11yElement } from "../../device/a11y-element.js";
+import { elementAt } from "../../device/element-queries.js";
 import { AiAnswerError, TimeoutError, VerifyFailedError, clause } from "../../ground/errors.js";
 import type { Point, Rect } from "../../ground/geometry.js";
 import type { Box } from "../../model/contract.js";
-import { cropPng, toRect, type RawImage } from "../../pixels/images.js";
+import { cropPng } from "../../pixels/image-encode.js";
+import { toRect } from "../../pixels/pixel-rects.js";
+import type { RawImage } from "../../pixels/image-decode.js";
 import { systemBarMasks } from "../../pixels/masks.js";
 import { toAiImage, type Call, type CallPageSource } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
 import { waitForStable } from "../../run/stable-screen.js";
-import type { ScrollRecord, TapRecord } from "../../store/records.js";
+import type { ScrollRecord, TapRecord } from "../../store/tap-record.js";
 import { CROP_PAD_UNITS } from "./crop-check.js";
 import type { TapDone, TapParams } from "./tap-params.js";
 

@@ -6,7 +6,8 @@
 import { NotStoredError, withArticle } from "../../ground/errors.js";
 import type { Call } from "../../run/call.js";
 import { slugify } from "../../store/keys.js";
-import { parseStoredJson, TapRecordSchema } from "../../store/records.js";
+import { parseStoredJson } from "../../store/record-io.js";
+import { TapRecordSchema } from "../../store/tap-record.js";
 import type { TapParams } from "./tap-params.js";
 
 /** The `NotStoredError` for `key`, naming a stored tap of the same prompt with another verify text. */

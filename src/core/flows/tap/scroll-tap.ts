@@ -5,10 +5,11 @@
  */
 import { ElementNotFoundError, clause } from "../../ground/errors.js";
 import { findAlong } from "../../pixels/crop-along.js";
-import { decode } from "../../pixels/images.js";
+import { decode } from "../../pixels/image-decode.js";
 import type { Call } from "../../run/call.js";
 import type { NewValue, Use } from "../../run/lifecycle.js";
-import type { Stored, TapRecord } from "../../store/records.js";
+import type { Stored } from "../../store/record-io.js";
+import type { TapRecord } from "../../store/tap-record.js";
 import { CROP_VERDICT, storedCrop } from "./crop-check.js";
 import { locateAndTap, tapValue } from "./locate.js";
 import { axisOf, scrollRegion } from "../../device/swipe-geometry.js";

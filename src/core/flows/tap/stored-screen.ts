@@ -5,15 +5,15 @@
  * or whose page source shows a progress indicator is still loading, and is waited for.
  */
 import type { DeviceDescription } from "../../device/description.js";
-import { progressIndicator } from "../../device/page-source.js";
+import { progressIndicator } from "../../device/element-queries.js";
 import type { Rect } from "../../ground/geometry.js";
 import type { CropVerdict } from "../../pixels/crop.js";
-import { decode, type RawImage } from "../../pixels/images.js";
+import { decode, type RawImage } from "../../pixels/image-decode.js";
 import { searchMoved } from "../../pixels/moved-crop.js";
 import { cellRect, compareThumbs, screenThumb, type ScreenThumb } from "../../pixels/screen-thumb.js";
 import type { Call } from "../../run/call.js";
 import type { Finality } from "../../run/stable-screen.js";
-import type { StoredScreenThumb, TapRecord } from "../../store/records.js";
+import type { StoredScreenThumb, TapRecord } from "../../store/tap-record.js";
 
 /**
  * The share of the content cells (src/core/pixels/screen-thumb.ts) that must look alike for a

@@ -10,12 +10,13 @@
  * - transfer.ts: a tap stored on other devices of the platform, tried before the model.
  */
 import { ElementNotFoundError, ReplayMismatchError, clause } from "../../ground/errors.js";
-import { decodeRegion, encodePng, outlineRect, rectFits } from "../../pixels/images.js";
+import { decodeRegion, type RawImage } from "../../pixels/image-decode.js";
+import { encodePng, outlineRect } from "../../pixels/image-encode.js";
+import { rectFits } from "../../pixels/pixel-rects.js";
 import type { Call } from "../../run/call.js";
 import { runStored, type Done, type NewValue, type StoredKind } from "../../run/lifecycle.js";
-import type { RawImage } from "../../pixels/images.js";
 import { tapKey } from "../../store/keys.js";
-import { TapRecordSchema, TapValueSchema, type TapRecord } from "../../store/records.js";
+import { TapRecordSchema, TapValueSchema, type TapRecord } from "../../store/tap-record.js";
 import { tapFingerprint } from "../../store/rejections.js";
 import { useCrop, useCropNow } from "./crop-check.js";
 import { evidenceText, healCheaply, movedHint } from "./heal-ladder.js";

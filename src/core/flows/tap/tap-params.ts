@@ -1,6 +1,6 @@
 /** What a tap is asked to do and what it answers, shared by the tap flow's modules. */
 import type { Point } from "../../ground/geometry.js";
-import type { RawImage } from "../../pixels/images.js";
+import type { RawImage } from "../../pixels/image-decode.js";
 import type { Mismatch } from "../../run/lifecycle.js";
 import type { SettleRule } from "../../run/settle.js";
 import type { ScrollParams } from "./scroll/options.js";

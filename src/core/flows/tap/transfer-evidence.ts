@@ -5,13 +5,14 @@
  * agreeing with the stored image resized to its bounds. Anything short of all of them is the model's.
  */
 import type { Platform } from "../../device/description.js";
-import { describeAttributes, findElement, namesOf, type A11yElement } from "../../device/page-source.js";
+import { describeAttributes, namesOf, type A11yElement } from "../../device/a11y-element.js";
+import { findElement } from "../../device/element-queries.js";
 import type { Point, Rect } from "../../ground/geometry.js";
 import { cutRegion } from "../../pixels/crop.js";
 import { resizeRawTo, unmatchedShare } from "../../pixels/element-match.js";
-import { decode, type RawImage } from "../../pixels/images.js";
+import { decode, type RawImage } from "../../pixels/image-decode.js";
 import type { Call } from "../../run/call.js";
-import type { TapRecord } from "../../store/records.js";
+import type { TapRecord } from "../../store/tap-record.js";
 import { readCost } from "./locate.js";
 import { placeDisagreement, promptPlaces } from "./position-words.js";
 

@@ -6,10 +6,14 @@
  * asked after a transfer, which is certain without it or does not happen.
  */
 import { deviceDistance } from "../../device/description.js";
-import { cropPng, toRect, type RawImage } from "../../pixels/images.js";
+import { cropPng } from "../../pixels/image-encode.js";
+import { toRect } from "../../pixels/pixel-rects.js";
+import type { RawImage } from "../../pixels/image-decode.js";
 import type { Call } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
-import { readRecord, reviewOf, TapRecordSchema, type TapRecord } from "../../store/records.js";
+import { readRecord } from "../../store/record-io.js";
+import { reviewOf } from "../../store/review-state.js";
+import { TapRecordSchema, type TapRecord } from "../../store/tap-record.js";
 import { CROP_PAD_UNITS } from "./crop-check.js";
 import type { TapDone, TapParams } from "./tap-params.js";
 import { chooseTransfer, gatherEvidence, type TransferPlan, type TransferSource } from "./transfer-evidence.js";

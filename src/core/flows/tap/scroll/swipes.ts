@@ -6,7 +6,7 @@
  */
 import type { Call } from "../../../run/call.js";
 import { InputError } from "../../../ground/errors.js";
-import type { ScrollRecord } from "../../../store/records.js";
+import type { ScrollRecord } from "../../../store/tap-record.js";
 import { sameScreenOutsideBars, settledScreen } from "../../../run/scrolling.js";
 import { scrollRegion, swipeFor, type Swipe } from "../../../device/swipe-geometry.js";
 import type { ScrollParams } from "./options.js";
