@@ -8,7 +8,7 @@
  * `Reading.tapOrigin`). Both element paths convert with {@link toScreenshotRect}.
  */
 import type { ElementTarget } from "../core/device/description.js";
-import { DeviceError } from "../core/ground/errors.js";
+import { DeviceError, InputError } from "../core/ground/errors.js";
 import type { Point, Rect } from "../core/ground/geometry.js";
 import { reason } from "./readings.js";
 import type { AppiumSession } from "./session.js";
@@ -70,6 +70,7 @@ async function rectOf(driver: AppiumSession, target: ElementTarget, units: RectU
     }
     return rect ? toScreenshotRect(rect, units) : null;
   } catch (error) {
+    if (error instanceof InputError) throw error; // a selector the session cannot read: the caller's to fix
     throw new DeviceError(`Finding ${what} for a mask failed: ${errorText(error)}`, { cause: error });
   }
 }
@@ -95,6 +96,7 @@ export async function elementMatches(driver: AppiumSession, target: ElementTarge
     }
     return rects.map((r) => toScreenshotRect(r, units));
   } catch (error) {
+    if (error instanceof InputError) throw error;
     throw new DeviceError(`Finding ${what} failed: ${errorText(error)}`, { cause: error });
   }
 }
