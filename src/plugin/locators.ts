@@ -37,6 +37,7 @@ const PREFIXES: [string, string][] = [
 export function locatorOf(selector: string): Locator {
   const direct = DIRECT.exec(selector);
   if (direct) return { using: direct[1]!, value: direct[2]! };
+  if (/\.(jpe?g|gif|png|bmp|svg)$/i.test(selector)) throw clientOnly(selector); // an image to find on screen
   if (/^(\/|\(|\.\.?\/|\*\/)/.test(selector) || selector === "." || selector === "..") {
     return { using: "xpath", value: selector };
   }
@@ -48,7 +49,7 @@ export function locatorOf(selector: string): Locator {
   if (tag) return { using: "tag name", value: tag[1]! };
   const name = /^\[name=(?:"([^"]*)"|'([^']*)')\]$/.exec(selector);
   if (name) return { using: "name", value: name[1] ?? name[2]! };
-  if (/^(aria\/|>>>)|\.(jpe?g|gif|png|bmp|svg)$/i.test(selector) || /^\[role=[A-Za-z]+\]$/.test(selector)) {
+  if (/^(aria\/|>>>)/.test(selector) || /^\[role=[A-Za-z]+\]$/.test(selector)) {
     throw clientOnly(selector);
   }
   if (TEXT_SHORTHAND.test(selector)) throw clientOnly(selector);
