@@ -307,3 +307,49 @@ test("WebdriverIO 9 with default options: executeScript reaches the plugin, and 
     await rm(userDataDir, { recursive: true, force: true, maxRetries: 5 });
   }
 }, 120_000);
+
+test("WebdriverIO 9: docs/plugin.md's executeScript with selector masks; the plugin finds them through the session", async () => {
+  const profile = pixel7;
+  const userDataDir = await mkdtemp(join(tmpdir(), "tapshot-plugin-masks-"));
+  const { "wdio:enforceWebDriverClassic": _classic, ...caps } = capabilitiesFor(profile, {
+    chromedriverPort: await freePort(),
+    userDataDir,
+  }) as Record<string, unknown>;
+  void _classic;
+  const driver = await remote({
+    hostname: rig.appium.hostname,
+    port: rig.appium.port,
+    path: rig.appium.path,
+    logLevel: "silent",
+    capabilities: { ...caps, ...tapshotCaps(profile, "auto") } as WebdriverIO.Capabilities,
+  });
+  const open = (seed: number) =>
+    driver.url(rig.demo.pageUrl("cart", { variant: "default", seed, bars: { ...profile.bars, platform: "android" } }));
+  try {
+    // The wallet balance, its date and the status bar's clock change with the seed: mask them by selector.
+    const params = {
+      name: "cart-masked",
+      prompt: 'the cart titled "Your cart" with a "Checkout" button',
+      mask: [{ selector: "[data-testid=balance]" }, { selector: "[data-testid=status-clock]" }],
+    };
+    await open(1);
+    const before = await driver.$("[data-testid=balance]").getText();
+    const stored = await driver.executeScript("tapshot: matchScreenshot", [params]);
+    expect(stored).toMatchObject({ outcome: "stored", aiCalls: 1 });
+    await open(2);
+    expect(await driver.$("[data-testid=balance]").getText()).not.toBe(before);
+    const matched = await driver.executeScript("tapshot: matchScreenshot", [params]);
+    expect(matched).toEqual({ outcome: "matched", aiCalls: 0, diffPixels: 0 });
+
+    // A selector that matches nothing is no mask: the error names it.
+    const { mask: _mask, ...rest } = params;
+    void _mask;
+    const missing = await rejection(
+      driver.executeScript("tapshot: matchScreenshot", [{ ...rest, mask: [{ selector: "[data-testid=gone]" }] }]),
+    );
+    expect(missing.message).toContain("[data-testid=gone]");
+  } finally {
+    await driver.deleteSession().catch(() => undefined);
+    await rm(userDataDir, { recursive: true, force: true, maxRetries: 5 });
+  }
+}, 150_000);
