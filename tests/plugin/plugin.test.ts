@@ -4,7 +4,8 @@
  * Chromium driver linked from node_modules the same way), a real Appium 3 server runs it, and
  * WebdriverIO (the rig's classic sessions with `execute`, and a session with WebdriverIO's default
  * options with docs/plugin.md's `executeScript`) and Debian's python3-selenium call `tapshot: tap` and
- * `tapshot: matchScreenshot`. The server's model is the local OCR engine (`--plugin-tapshot-provider=ocr`).
+ * `tapshot: matchScreenshot` (with selector masks) and `tapshot: satisfy` (with a selector). The server's
+ * model is the local OCR engine (`--plugin-tapshot-provider=ocr`).
  * Needs dist/ (`npm run build`): Appium loads the package's built `main`.
  */
 import { execFile } from "node:child_process";
@@ -308,7 +309,7 @@ test("WebdriverIO 9 with default options: executeScript reaches the plugin, and 
   }
 }, 120_000);
 
-test("WebdriverIO 9: docs/plugin.md's executeScript with selector masks; the plugin finds them through the session", async () => {
+test("WebdriverIO 9: docs/plugin.md's executeScript with selector masks and satisfy's selector, found through the session", async () => {
   const profile = pixel7;
   const userDataDir = await mkdtemp(join(tmpdir(), "tapshot-plugin-masks-"));
   const { "wdio:enforceWebDriverClassic": _classic, ...caps } = capabilitiesFor(profile, {
@@ -340,6 +341,16 @@ test("WebdriverIO 9: docs/plugin.md's executeScript with selector masks; the plu
     expect(await driver.$("[data-testid=balance]").getText()).not.toBe(before);
     const matched = await driver.executeScript("tapshot: matchScreenshot", [params]);
     expect(matched).toEqual({ outcome: "matched", aiCalls: 0, diffPixels: 0 });
+
+    // tapshot: satisfy with a selector judges the element the session finds (the OCR model reads its crop).
+    const judged = await driver.executeScript("tapshot: satisfy", [
+      { statement: 'it shows "Total"', selector: "[data-testid=total]" },
+    ]);
+    expect(judged).toMatchObject({ outcome: "learned", probability: 1, aiCalls: 1 });
+    const several = await rejection(
+      driver.executeScript("tapshot: satisfy", [{ statement: 'it shows "Total"', selector: ".row" }]),
+    );
+    expect(several.message).toContain(".row");
 
     // A selector that matches nothing is no mask: the error names it.
     const { mask: _mask, ...rest } = params;
