@@ -97,13 +97,13 @@ export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
         pageSource: () => domPageSource(driver, profile.platform, scale),
         async elementRects(targets) {
           // The kit's lookup (driver.$ and W3C getElementRect); a web element's rect is measured from the
-          // document's corner, so the page's scroll offset plays the app window's origin.
-          const scroll = await driver.execute(() => ({ x: -window.scrollX, y: -window.scrollY }));
-          return elementRects(driver, targets, { scale, origin: scroll });
+          // document's corner, so the page's scroll offset is subtracted.
+          const pageScroll = await driver.execute(() => ({ x: window.scrollX, y: window.scrollY }));
+          return elementRects(driver, targets, { scale, pageScroll });
         },
         async elementMatches(target) {
-          const scroll = await driver.execute(() => ({ x: -window.scrollX, y: -window.scrollY }));
-          return elementMatches(driver, target, { scale, origin: scroll });
+          const pageScroll = await driver.execute(() => ({ x: window.scrollX, y: window.scrollY }));
+          return elementMatches(driver, target, { scale, pageScroll });
         },
         async tap(point: Point) {
           await touchTap(driver, Math.round(point.x / scale), Math.round(point.y / scale));

@@ -72,13 +72,13 @@ export function appiumAdapter(
               async elementRects(targets) {
                 if (!last) throw new DeviceError("elementRects before describe: the engine describes a session first.");
                 await assertNativeContext(driver, need);
-                return elementRects(driver, targets, { scale: last.device.scale, origin: last.tapOrigin });
+                return elementRects(driver, targets, { scale: last.device.scale });
               },
               async elementMatches(target) {
                 if (!last)
                   throw new DeviceError("elementMatches before describe: the engine describes a session first.");
                 await assertNativeContext(driver, need);
-                return elementMatches(driver, target, { scale: last.device.scale, origin: last.tapOrigin });
+                return elementMatches(driver, target, { scale: last.device.scale });
               },
             }
           : {}),

@@ -1,19 +1,41 @@
 /*
  * Where the elements of selector and element masks are, in screenshot pixels: found with the
  * session's `$()` and measured with `getElementRect` (W3C `GET /element/{id}/rect`), whose
- * rectangle is in tap units measured from the app window's origin (UiAutomator2: pixels;
- * XCUITest: points), as the driver takes taps (src/appium/adapter.ts `Reading`).
+ * rectangle is in tap units measured from the screen's corner (UiAutomator2: pixels; XCUITest:
+ * points). On an iPad window (Split View, Slide Over, Stage Manager) too: WebDriverAgent answers
+ * the element's frame, which XCUITest gives in screen coordinates, as it does for the page
+ * source's x/y; only taps are measured from the app window's origin (src/appium/adapter.ts
+ * `Reading.tapOrigin`). Both element paths convert with {@link toScreenshotRect}.
  */
 import type { ElementTarget } from "../core/device/description.js";
-import { DeviceError } from "../core/ground/errors.js";
+import { DeviceError, InputError } from "../core/ground/errors.js";
 import type { Point, Rect } from "../core/ground/geometry.js";
 import { reason } from "./readings.js";
 import type { AppiumSession } from "./session.js";
 
-/** What converts the driver's rectangles: the device's scale and the app window's origin (tap units). */
+/** What converts the driver's rectangles to screenshot pixels. */
 export interface RectUnits {
+  /** Screenshot pixels per tap unit. */
   scale: number;
-  origin?: Point;
+  /**
+   * How far the page is scrolled, in tap units, for drivers that measure from the document
+   * (a web page's W3C rect adds the scroll offset); native drivers measure from the screen.
+   */
+  pageScroll?: Point;
+}
+
+/**
+ * A driver's rectangle (tap units from the screen's corner, or from the document with
+ * `units.pageScroll`) in screenshot pixels: the one conversion of every element path.
+ */
+export function toScreenshotRect(rect: Rect, units: RectUnits): Rect {
+  const scroll = units.pageScroll ?? { x: 0, y: 0 };
+  return {
+    x: (rect.x - scroll.x) * units.scale,
+    y: (rect.y - scroll.y) * units.scale,
+    width: rect.width * units.scale,
+    height: rect.height * units.scale,
+  };
 }
 
 /** The slice of a WebdriverIO element read here. */
@@ -46,15 +68,9 @@ async function rectOf(driver: AppiumSession, target: ElementTarget, units: RectU
       id = await find(driver, held.selector);
       rect = id ? await measure(driver, id) : null;
     }
-    if (!rect) return null;
-    const origin = units.origin ?? { x: 0, y: 0 };
-    return {
-      x: (rect.x + origin.x) * units.scale,
-      y: (rect.y + origin.y) * units.scale,
-      width: rect.width * units.scale,
-      height: rect.height * units.scale,
-    };
+    return rect ? toScreenshotRect(rect, units) : null;
   } catch (error) {
+    if (error instanceof InputError) throw error; // a selector the session cannot read: the caller's to fix
     throw new DeviceError(`Finding ${what} for a mask failed: ${errorText(error)}`, { cause: error });
   }
 }
@@ -78,14 +94,9 @@ export async function elementMatches(driver: AppiumSession, target: ElementTarge
         if (rect) rects.push(rect);
       }
     }
-    const origin = units.origin ?? { x: 0, y: 0 };
-    return rects.map((r) => ({
-      x: (r.x + origin.x) * units.scale,
-      y: (r.y + origin.y) * units.scale,
-      width: r.width * units.scale,
-      height: r.height * units.scale,
-    }));
+    return rects.map((r) => toScreenshotRect(r, units));
   } catch (error) {
+    if (error instanceof InputError) throw error;
     throw new DeviceError(`Finding ${what} failed: ${errorText(error)}`, { cause: error });
   }
 }

@@ -22,7 +22,7 @@ export type AppiumSession = Pick<
   $?: Browser["$"];
   /** Finds every element a selector matches (`toSatisfy` refuses several). */
   $$?: Browser["$$"];
-  /** W3C `GET /element/{id}/rect`, in tap units from the app window's origin. */
+  /** W3C `GET /element/{id}/rect`, in tap units from the screen's corner (iPad windows included). */
   getElementRect?: Browser["getElementRect"];
 };
 

@@ -7,6 +7,8 @@ import type { DeviceAdapter, DeviceDescription, DeviceSession, Platform } from "
 import { DeviceError } from "../core/ground/errors.js";
 import type { Point, Rect } from "../core/ground/geometry.js";
 import {
+  elementMatches,
+  elementRects,
   orientationOf,
   performSwipe,
   performTap,
@@ -18,6 +20,7 @@ import {
   tidyScale,
   toTapUnits,
   type AppiumSession,
+  type RectUnits,
 } from "../appium/index.js";
 
 /** The page's viewport as W3C `execute/sync` answers it. */
@@ -30,6 +33,16 @@ interface Viewport {
   height: number;
   ratio: number;
   agent: string;
+}
+
+/** How far the page is scrolled: a W3C element rect is measured from the document's corner. */
+const SCROLL_SCRIPT = "return { x: window.scrollX, y: window.scrollY };";
+
+async function rectUnits(session: AppiumSession, scale: number): Promise<RectUnits> {
+  const value = ((await session.execute(SCROLL_SCRIPT, [])) ?? {}) as Record<string, unknown>;
+  const x = Number(value.x);
+  const y = Number(value.y);
+  return { scale, pageScroll: { x: Number.isFinite(x) ? x : 0, y: Number.isFinite(y) ? y : 0 } };
 }
 
 async function readViewport(session: AppiumSession): Promise<Viewport> {
@@ -86,6 +99,15 @@ export function chromiumAdapter(platform: Platform): DeviceAdapter {
           return device;
         },
         screenshot: () => takePng(session),
+        // Selector masks and toSatisfy's selector: chromedriver's find-element and rect commands.
+        async elementRects(targets) {
+          if (!bounds) throw new DeviceError("elementRects before describe: the engine describes a session first.");
+          return elementRects(session, targets, await rectUnits(session, scale));
+        },
+        async elementMatches(target) {
+          if (!bounds) throw new DeviceError("elementMatches before describe: the engine describes a session first.");
+          return elementMatches(session, target, await rectUnits(session, scale));
+        },
         async tap(point: Point) {
           if (!bounds) throw new DeviceError("tap before describe: the engine describes a session before it taps.");
           await performTap(session, toTapUnits(point, scale, bounds));

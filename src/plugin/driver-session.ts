@@ -1,8 +1,11 @@
 /*
  * The session's own Appium driver object, seen as the slice of a session the Appium adapters use
  * (`AppiumSession` of the Appium adapter kit). Every command goes to the driver object directly,
- * never through Appium's HTTP routes: the session's command queue is where the client's
- * `execute` already waits for the plugin, so a call through it would wait behind itself.
+ * never through Appium's HTTP routes. Appium runs a client's command through the plugins' methods
+ * first and takes the session's command queue only inside the driver's `executeCommand`, at the
+ * end of that chain, so an HTTP call from the plugin would not deadlock; it would wait in the
+ * queue behind other clients' commands and pass through every plugin again. Calling the driver
+ * skips both, as the plugin's own calls need.
  *
  * Each command is routed as Appium's own protocol layer routes it (base-driver's
  * `driverShouldDoJwpProxy`): a driver that proxies the route (Chromium to chromedriver,
@@ -10,8 +13,9 @@
  * and a route the driver keeps for itself (its proxy avoid list) goes to its own method.
  */
 import type { Rect } from "../core/ground/geometry.js";
-import { DeviceError } from "../core/ground/errors.js";
+import { DeviceError, InputError } from "../core/ground/errors.js";
 import type { AppiumSession } from "../appium/index.js";
+import { locatorOf } from "./locators.js";
 
 /** The part of an Appium 3 driver instance (a `BaseDriver` subclass) the plugin calls. */
 export interface AppiumDriver {
@@ -32,6 +36,21 @@ export interface AppiumDriver {
   execute?(script: string, args: unknown[]): Promise<unknown>;
   getPageSource?(): Promise<string>;
   getCurrentContext?(): Promise<string | null>;
+  /** W3C Find Element: `{ "element-6066-…": id }`; Appium's `BaseDriver` runs its `findElOrEls`. */
+  findElement?(using: string, value: string): Promise<unknown>;
+  /** W3C Find Elements: a list of element references. */
+  findElements?(using: string, value: string): Promise<unknown>;
+  /** W3C Get Element Rect, in the driver's tap units from the screen's corner. */
+  getElementRect?(elementId: string): Promise<Rect>;
+}
+
+/** The W3C element reference key, and the older JSONWP one some drivers still send along. */
+const W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
+
+function elementIdOf(reference: unknown): string | undefined {
+  const ref = (reference ?? {}) as Record<string, unknown>;
+  const id = ref[W3C_ELEMENT] ?? ref.ELEMENT;
+  return typeof id === "string" && id ? id : undefined;
 }
 
 type Verb = "GET" | "POST" | "DELETE";
@@ -129,6 +148,43 @@ function buildSession(driver: AppiumDriver): AppiumSession {
       }),
     getPageSource: () => send<string>(driver, { verb: "GET", path: "/source", method: "getPageSource" }),
     getAppiumContext: () => send<unknown>(driver, { verb: "GET", path: "/context", method: "getCurrentContext" }),
+    ...elementCommands(driver),
   };
   return session as unknown as AppiumSession;
+}
+
+/**
+ * `$`, `$$` and `getElementRect` as the Appium adapter kit's element lookup calls them
+ * (src/appium/element-rects.ts), over the driver's find-element and rect commands: `$` answers
+ * `{ elementId }`, or, as WebdriverIO does for an element not found, `{ error }` (the kit throws
+ * every error but "no such element" again).
+ */
+function elementCommands(driver: AppiumDriver) {
+  const find = (path: "/element" | "/elements", selector: string) => {
+    const { using, value } = locatorOf(selector);
+    const method = path === "/element" ? "findElement" : "findElements";
+    return send<unknown>(driver, { verb: "POST", path, body: { using, value }, method, args: [using, value] });
+  };
+  return {
+    async $(selector: string) {
+      try {
+        return { selector, elementId: elementIdOf(await find("/element", selector)) };
+      } catch (error) {
+        if (error instanceof InputError) throw error;
+        return { selector, error };
+      }
+    },
+    async $$(selector: string) {
+      const found = await find("/elements", selector);
+      const ids = (Array.isArray(found) ? found : []).map(elementIdOf).filter((id) => id !== undefined);
+      return ids.map((elementId) => ({ selector, elementId }));
+    },
+    getElementRect: (id: string) =>
+      send<Rect>(driver, {
+        verb: "GET",
+        path: `/element/${encodeURIComponent(id)}/rect`,
+        method: "getElementRect",
+        args: [id],
+      }),
+  };
 }

@@ -9,10 +9,10 @@
  * `next`, and hands every other script to `next`. A client's copy of a command that just failed
  * gets the same failure without a second run (src/plugin/resent-commands.ts).
  *
- * The class does not extend Appium's `BasePlugin`: importing `appium` from this package would
- * make every tapshot user install the server. What Appium calls on a plugin is the constructor,
- * `name`, the static method maps and the command methods; W3C errors are matched by their own
- * `error` and `w3cStatus` properties (src/plugin/w3c-error.ts).
+ * The class extends Appium's `BasePlugin` when appium can be loaded, and a stand-in with the same
+ * constructor otherwise, so tapshot users who never install appium still import the package
+ * (src/plugin/plugin-base.ts). W3C errors are matched by their own `error` and `w3cStatus`
+ * properties (src/plugin/w3c-error.ts).
  */
 import type { PlatformApi } from "../core/engine/engine.js";
 import { InputError } from "../core/ground/errors.js";
@@ -21,6 +21,7 @@ import { sessionOf, type AppiumDriver } from "./driver-session.js";
 import { applyPluginArgs, type PluginArgs } from "./settings.js";
 import { toW3CError } from "./w3c-error.js";
 import { commandKey, ResentCommands } from "./resent-commands.js";
+import { PLUGIN_BASE } from "./plugin-base.js";
 
 /** The execute method names. */
 export const TAP_SCRIPT = "tapshot: tap";
@@ -85,7 +86,7 @@ function endSession(sessionId: unknown, why: string): void {
 }
 
 /** The tapshot plugin; Appium finds it by package.json's `appium.mainClass`. */
-export class TapshotPlugin {
+export class TapshotPlugin extends PLUGIN_BASE.base {
   /** No routes of its own: the plugin adds execute methods only. */
   static newMethodMap = {};
   /** The execute methods, as Appium lists them (its `executeMethodMap` shape). */
@@ -95,11 +96,10 @@ export class TapshotPlugin {
     [SATISFY_SCRIPT]: { command: "satisfy", params: PARAMS[SATISFY_SCRIPT] },
   };
 
-  readonly name: string;
-  readonly cliArgs: PluginArgs;
+  declare cliArgs: PluginArgs;
 
-  constructor(name: string, cliArgs: PluginArgs = {}, _driverId: string | null = null) {
-    this.name = name;
+  constructor(name: string, cliArgs: PluginArgs = {}, driverId: string | null = null) {
+    super(name, cliArgs ?? {}, driverId);
     this.cliArgs = cliArgs ?? {};
   }
 

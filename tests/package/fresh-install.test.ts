@@ -1,6 +1,6 @@
 /**
  * The package as a user gets it: `npm pack`, then a fresh project that installs only the tarball and
- * webdriverio (no optional peer: no @aws-sdk/client-s3, no OCR engine). Needs `npm run build` first and
+ * webdriverio (no optional peer: no @aws-sdk/client-s3, no OCR engine, no appium). Needs `npm run build` first and
  * the npm registry (or npm's cache) for the install.
  */
 import { execFile } from "node:child_process";
@@ -61,6 +61,30 @@ describe("a fresh project with only the packed tarball and webdriverio", () => {
 
   test("the optional S3 SDK is not installed there", () => {
     expect(existsSync(join(dir, "node_modules", "@aws-sdk", "client-s3"))).toBe(false);
+  });
+
+  test("without appium, tapshot/plugin imports from ESM and CommonJS; its class extends the stand-in", async () => {
+    expect(existsSync(join(dir, "node_modules", "appium"))).toBe(false);
+    await writeFile(
+      join(dir, "plugin.mjs"),
+      `import { createRequire } from "node:module";
+const esm = await import("tapshot/plugin");
+const cjs = createRequire(import.meta.url)("tapshot/plugin");
+const plugin = new esm.TapshotPlugin("tapshot", { provider: "ocr" });
+// BasePlugin's own method and logger are absent: the class extends the stand-in in both builds.
+const bases = [esm, cjs].map((m) => Object.getPrototypeOf(m.TapshotPlugin));
+console.log(JSON.stringify([bases[0].name, bases.map((b) => typeof b.prototype.executeMethod), typeof plugin.log, plugin.name, plugin.cliArgs]));
+`,
+    );
+    const ran = await node(["plugin.mjs"]);
+    expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse(ran.stdout.trim())).toEqual([
+      "StandalonePluginBase",
+      ["undefined", "undefined"],
+      "undefined",
+      "tapshot",
+      { provider: "ocr" },
+    ]);
   });
 
   test("s3Store without the SDK: no unhandled rejection; the awaiting call gets the ConfigError", async () => {

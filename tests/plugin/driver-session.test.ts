@@ -9,19 +9,24 @@
  * - `proxyRouteIsAvoided` matches that list against the URL without the base path, as
  *   @appium/base-driver's basedriver/core.js does.
  * The end-to-end path through a real server (Chromium, all proxied) is tests/plugin/plugin.test.ts.
- * Through the plugin class as Appium calls it: one AI budget per session, and a re-sent failed command.
+ * Find Element (POST /element, /elements) and Get Element Rect are proxied to the UiAutomator2 server
+ * (not on that list), whose double answers W3C element references and "no such element" as the
+ * server does (io.appium.uiautomator2 FindElement: `{ ELEMENT, element-6066-… }`).
+ * Through the plugin class as Appium calls it: one AI budget per session, a re-sent failed command,
+ * selector masks of `tapshot: matchScreenshot` and the selector of `tapshot: satisfy`.
  */
 import { androidAdapter } from "../../src/android/adapter.js";
 import { DeviceError } from "../../src/core/ground/errors.js";
 import { sessionOf, type AppiumDriver } from "../../src/plugin/driver-session.js";
-import { AppiumDriverDouble, uiautomator2Script, PIXEL_7 } from "../support/appium-driver-double.js";
+import { AppiumDriverDouble, uiautomator2Script, PIXEL_7, w3cError } from "../support/appium-driver-double.js";
+import sharp from "sharp";
 import { engineSessions } from "../support/engine-sessions.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resetConfig, setConfig } from "../../src/core/config/config.js";
 import { resetClaims } from "../../src/core/run/budget.js";
-import { TAP_SCRIPT, TapshotPlugin } from "../../src/plugin/plugin.js";
+import { MATCH_SCREENSHOT_SCRIPT, SATISFY_SCRIPT, TAP_SCRIPT, TapshotPlugin } from "../../src/plugin/plugin.js";
 import { SCRIPTED_MODEL, ScriptedChannel } from "../support/scripted-channel.js";
 
 const NO_PROXY: [string, RegExp][] = [
@@ -32,6 +37,36 @@ const NO_PROXY: [string, RegExp][] = [
   ["POST", /^\/session\/[^/]+\/actions/],
   ["POST", /^\/session\/[^/]+\/execute\/sync/],
 ];
+
+const W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
+
+/**
+ * The UiAutomator2 server's element routes over the double's `elements` (keyed by WebdriverIO
+ * selector: `~x` is accessibility id x, `id=x` is id x); `undefined` for another route.
+ */
+async function uiautomator2Elements(double: AppiumDriverDouble, path: string, method: string, body?: unknown) {
+  const reference = (id: string) => ({ ELEMENT: id, [W3C_ELEMENT]: id });
+  const locator = (body ?? {}) as { using?: string; value?: string };
+  const key =
+    locator.using === "accessibility id" ? `~${locator.value}` : locator.using === "id" ? `id=${locator.value}` : "";
+  if (method === "POST" && path === "/element") {
+    const found = (await double.$!(key)) as unknown as { elementId?: string };
+    if (!found.elementId) {
+      throw w3cError(
+        "no such element",
+        "An element could not be located on the page using the given search parameters.",
+      );
+    }
+    return reference(found.elementId);
+  }
+  if (method === "POST" && path === "/elements") {
+    const found = (await double.$$!(key)) as unknown as { elementId: string }[];
+    return found.map((e) => reference(e.elementId));
+  }
+  const rect = /^\/element\/([^/]+)\/rect$/.exec(path);
+  if (method === "GET" && rect) return double.getElementRect(decodeURIComponent(rect[1]!));
+  return undefined;
+}
 
 /** A UiAutomator2-shaped driver object over the double; `proxied` lists what went to the server. */
 function uiautomator2Driver(double: AppiumDriverDouble, sessionId = "appium-session-1") {
@@ -45,9 +80,11 @@ function uiautomator2Driver(double: AppiumDriverDouble, sessionId = "appium-sess
     proxyActive: () => true,
     proxyRouteIsAvoided: (_id: string, method: string, url: string) =>
       NO_PROXY.some(([m, path]) => m === method && path.test(url)),
-    async proxyCommand(url: string, method: string) {
-      proxied.push(`${method} ${url}`);
+    async proxyCommand(url: string, method: string, body?: unknown) {
+      proxied.push(`${method} ${url}${body ? ` ${JSON.stringify(body)}` : ""}`);
       if (method === "GET" && url === `/session/${sessionId}/source`) return double.getPageSource();
+      const found = await uiautomator2Elements(double, url.slice(`/session/${sessionId}`.length), method, body);
+      if (found !== undefined) return found;
       throw new Error(`the UiAutomator2 server double serves no ${method} ${url}`);
     },
     getScreenshot: () => double.takeScreenshot(),
@@ -158,6 +195,69 @@ describe("through the plugin class, as Appium calls it", () => {
     expect(channel.count()).toBe(2);
   });
 
+  test("tapshot: matchScreenshot masks a selector through the driver's find-element and rect commands", async () => {
+    const channel = new ScriptedChannel({ judge: () => ({ accept: true, reason: "scripted", model: SCRIPTED_MODEL }) });
+    setConfig({ channel, storageDir: join(root, "storage"), resultsDir: join(root, "results"), log: false });
+    const plugin = new TapshotPlugin("tapshot", {});
+    const double = new AppiumDriverDouble(uiautomator2Script());
+    double.script.elements = { "~price": { x: 100, y: 900, width: 400, height: 200 } };
+    await drawCart(double);
+    const { driver, proxied } = uiautomator2Driver(double, "session-mask");
+    const params = { name: "cart", prompt: "the cart", mask: [{ selector: "~price" }], timeout: 10_000 };
+    const learned = await plugin.execute(next, driver, MATCH_SCREENSHOT_SCRIPT, [params]);
+    expect(learned).toMatchObject({ outcome: "stored", aiCalls: 1 });
+    expect(proxied).toContain('POST /session/session-mask/element {"using":"accessibility id","value":"price"}');
+    expect(proxied).toContain("GET /session/session-mask/element/element-~price/rect");
+
+    // The price changes inside its rect: masked, so the baseline still matches, without the model.
+    double.script.screenshotBase64 = await paint(await double.takeScreenshot(), {
+      x: 150,
+      y: 950,
+      width: 300,
+      height: 100,
+    });
+    expect(await plugin.execute(next, driver, MATCH_SCREENSHOT_SCRIPT, [params])).toMatchObject({
+      outcome: "matched",
+      diffPixels: 0,
+    });
+    // The same change without the mask is a mismatch.
+    const unmasked = await plugin
+      .execute(next, driver, MATCH_SCREENSHOT_SCRIPT, [{ ...params, mask: undefined, timeout: 3000 }])
+      .catch((e: unknown) => e);
+    expect(unmasked).toMatchObject({ error: "unknown error" });
+    expect(channel.count()).toBe(1);
+  });
+
+  test("tapshot: satisfy with a selector judges the element the driver finds; several matches are refused", async () => {
+    const channel = new ScriptedChannel({
+      satisfy: () => ({ probability: 0.95, reason: "scripted", model: SCRIPTED_MODEL }),
+    });
+    setConfig({ channel, storageDir: join(root, "storage"), resultsDir: join(root, "results"), log: false });
+    const plugin = new TapshotPlugin("tapshot", {});
+    const double = new AppiumDriverDouble(uiautomator2Script());
+    double.script.elements = {
+      "id=com.shop:id/total": { x: 100, y: 900, width: 400, height: 200 },
+      "~row": [
+        { x: 0, y: 300, width: 1080, height: 100 },
+        { x: 0, y: 400, width: 1080, height: 100 },
+      ],
+    };
+    await drawCart(double);
+    const { driver, proxied } = uiautomator2Driver(double, "session-satisfy");
+    const judged = await plugin.execute(next, driver, SATISFY_SCRIPT, [
+      { statement: "the total is shown", selector: "id=com.shop:id/total", timeout: 10_000 },
+    ]);
+    expect(judged).toMatchObject({ outcome: "learned", probability: 0.95, model: SCRIPTED_MODEL, aiCalls: 1 });
+    expect(proxied).toContain('POST /session/session-satisfy/elements {"using":"id","value":"com.shop:id/total"}');
+
+    const several = await plugin
+      .execute(next, driver, SATISFY_SCRIPT, [{ statement: "a row is shown", selector: "~row", timeout: 10_000 }])
+      .catch((e: unknown) => e);
+    expect(several).toMatchObject({ error: "invalid argument" });
+    expect((several as Error).message).toMatch(/~row/);
+    expect(channel.count()).toBe(1);
+  });
+
   test("a re-sent copy of a failed command gets the same error and does not run again", async () => {
     const channel = configure(0);
     const plugin = new TapshotPlugin("tapshot", {});
@@ -176,3 +276,23 @@ describe("through the plugin class, as Appium calls it", () => {
     expect(channel.count()).toBe(0);
   });
 });
+
+/** A screen with a header bar and, in the element at (100, 900, 400x200), a price box. */
+async function drawCart(double: AppiumDriverDouble): Promise<void> {
+  const header = await paint(await double.takeScreenshot(), { x: 60, y: 300, width: 600, height: 80 });
+  double.script.screenshotBase64 = await paint(header, { x: 140, y: 940, width: 200, height: 60 });
+}
+
+/** A base64 PNG with a black box painted over `box`. */
+async function paint(base64: string, box: { x: number; y: number; width: number; height: number }): Promise<string> {
+  const patch = await sharp({
+    create: { width: box.width, height: box.height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 1 } },
+  })
+    .png()
+    .toBuffer();
+  const png = await sharp(Buffer.from(base64, "base64"))
+    .composite([{ input: patch, left: box.x, top: box.y }])
+    .png()
+    .toBuffer();
+  return png.toString("base64");
+}

@@ -4,7 +4,8 @@
  * Chromium driver linked from node_modules the same way), a real Appium 3 server runs it, and
  * WebdriverIO (the rig's classic sessions with `execute`, and a session with WebdriverIO's default
  * options with docs/plugin.md's `executeScript`) and Debian's python3-selenium call `tapshot: tap` and
- * `tapshot: matchScreenshot`. The server's model is the local OCR engine (`--plugin-tapshot-provider=ocr`).
+ * `tapshot: matchScreenshot` (with selector masks) and `tapshot: satisfy` (with a selector). The server's
+ * model is the local OCR engine (`--plugin-tapshot-provider=ocr`).
  * Needs dist/ (`npm run build`): Appium loads the package's built `main`.
  */
 import { execFile } from "node:child_process";
@@ -307,3 +308,59 @@ test("WebdriverIO 9 with default options: executeScript reaches the plugin, and 
     await rm(userDataDir, { recursive: true, force: true, maxRetries: 5 });
   }
 }, 120_000);
+
+test("WebdriverIO 9: docs/plugin.md's executeScript with selector masks and satisfy's selector, found through the session", async () => {
+  const profile = pixel7;
+  const userDataDir = await mkdtemp(join(tmpdir(), "tapshot-plugin-masks-"));
+  const { "wdio:enforceWebDriverClassic": _classic, ...caps } = capabilitiesFor(profile, {
+    chromedriverPort: await freePort(),
+    userDataDir,
+  }) as Record<string, unknown>;
+  void _classic;
+  const driver = await remote({
+    hostname: rig.appium.hostname,
+    port: rig.appium.port,
+    path: rig.appium.path,
+    logLevel: "silent",
+    capabilities: { ...caps, ...tapshotCaps(profile, "auto") } as WebdriverIO.Capabilities,
+  });
+  const open = (seed: number) =>
+    driver.url(rig.demo.pageUrl("cart", { variant: "default", seed, bars: { ...profile.bars, platform: "android" } }));
+  try {
+    // The wallet balance, its date and the status bar's clock change with the seed: mask them by selector.
+    const params = {
+      name: "cart-masked",
+      prompt: 'the cart titled "Your cart" with a "Checkout" button',
+      mask: [{ selector: "[data-testid=balance]" }, { selector: "[data-testid=status-clock]" }],
+    };
+    await open(1);
+    const before = await driver.$("[data-testid=balance]").getText();
+    const stored = await driver.executeScript("tapshot: matchScreenshot", [params]);
+    expect(stored).toMatchObject({ outcome: "stored", aiCalls: 1 });
+    await open(2);
+    expect(await driver.$("[data-testid=balance]").getText()).not.toBe(before);
+    const matched = await driver.executeScript("tapshot: matchScreenshot", [params]);
+    expect(matched).toEqual({ outcome: "matched", aiCalls: 0, diffPixels: 0 });
+
+    // tapshot: satisfy with a selector judges the element the session finds (the OCR model reads its crop).
+    const judged = await driver.executeScript("tapshot: satisfy", [
+      { statement: 'it shows "Total"', selector: "[data-testid=total]" },
+    ]);
+    expect(judged).toMatchObject({ outcome: "learned", probability: 1, aiCalls: 1 });
+    const several = await rejection(
+      driver.executeScript("tapshot: satisfy", [{ statement: 'it shows "Total"', selector: ".row" }]),
+    );
+    expect(several.message).toContain(".row");
+
+    // A selector that matches nothing is no mask: the error names it.
+    const { mask: _mask, ...rest } = params;
+    void _mask;
+    const missing = await rejection(
+      driver.executeScript("tapshot: matchScreenshot", [{ ...rest, mask: [{ selector: "[data-testid=gone]" }] }]),
+    );
+    expect(missing.message).toContain("[data-testid=gone]");
+  } finally {
+    await driver.deleteSession().catch(() => undefined);
+    await rm(userDataDir, { recursive: true, force: true, maxRetries: 5 });
+  }
+}, 150_000);

@@ -77,7 +77,9 @@ export interface DoubleScript {
   actionBounds?: Rect;
   /**
    * Elements `$(selector)` finds, by selector: their `getElementRect` in the driver's units, measured from the
-   * app's frame as its actions are (see {@link AppiumDriverDouble.$}); an Error is thrown by `getElementRect`.
+   * screen's corner as the page source's bounds are (WebDriverAgent answers the element's frame, in screen
+   * coordinates, also in an iPad window, whose origin only actions start from; see {@link AppiumDriverDouble.$});
+   * an Error is thrown by `getElementRect`.
    */
   elements?: Record<string, Rect | Error | Rect[]>;
 }

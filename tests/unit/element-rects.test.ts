@@ -1,11 +1,13 @@
 /**
  * The Appium kit's element lookup for selector and element masks (src/appium/element-rects.ts)
  * through the real Android and iOS adapters, against the driver double
- * (tests/support/appium-driver-double.ts): rectangles come back in screenshot pixels.
+ * (tests/support/appium-driver-double.ts): rectangles come back in screenshot pixels, measured
+ * from the screen's corner as the page source's bounds are, on an iPad window too.
  */
 import { androidAdapter } from "../../src/android/adapter.js";
 import { iosAdapter } from "../../src/ios/adapter.js";
 import type { DeviceAdapter, DeviceSession } from "../../src/core/device/description.js";
+import { parsePageSource } from "../../src/core/device/page-source.js";
 import { DeviceError } from "../../src/core/ground/errors.js";
 import {
   AppiumDriverDouble,
@@ -32,7 +34,9 @@ test("Android: UiAutomator2's rects are pixels already", async () => {
   ]);
 });
 
-test("iOS: points become pixels, measured from the app window's origin in Split View", async () => {
+test("iPad window at a non-zero origin: rects and page-source bounds are screen points; taps alone start at the window", async () => {
+  // Stage Manager: the app's window at (300, 120) pt. WebDriverAgent answers an element's rect and the page
+  // source's x/y from the element's frame, in screen coordinates; taps are measured from the window's origin.
   const script = xcuitestScript({
     name: "iPad Pro 11-inch (M4)",
     kind: "iPad",
@@ -41,12 +45,29 @@ test("iOS: points become pixels, measured from the app window's origin in Split 
     scale: 2,
     statusBarPt: 24,
     orientation: "landscape",
-    appWindow: { x: 605, y: 0, width: 605, height: 834 },
+    appWindow: { x: 300, y: 120, width: 600, height: 560 },
   });
-  script.elements = { "~price": { x: 10, y: 20, width: 100, height: 50 } };
-  const [session] = await opened(iosAdapter, script);
-  // (10 + 605, 20 + 0) pt from the screen's corner, times 2.
-  expect(await session.elementRects!([{ selector: "~price" }])).toEqual([{ x: 1230, y: 40, width: 200, height: 100 }]);
+  const frame = { x: 350, y: 200, width: 100, height: 50 };
+  script.elements = { "~price": frame, "~row": [frame, { x: 350, y: 260, width: 100, height: 50 }] };
+  script.pageSource =
+    '<?xml version="1.0" encoding="UTF-8"?><XCUIElementTypeApplication type="XCUIElementTypeApplication" ' +
+    'name="Shop" x="300" y="120" width="600" height="560" visible="true"><XCUIElementTypeStaticText ' +
+    'type="XCUIElementTypeStaticText" name="price" label="$12" x="350" y="200" width="100" height="50" ' +
+    'visible="true"/></XCUIElementTypeApplication>';
+  const [session, driver] = await opened(iosAdapter, script);
+  const pixels = { x: 700, y: 400, width: 200, height: 100 };
+  expect(await session.elementRects!([{ selector: "~price" }])).toEqual([pixels]);
+  expect(await session.elementMatches!({ selector: "~row" })).toEqual([pixels, { ...pixels, y: 520 }]);
+
+  // The page-source path reads the same element at the same place.
+  const device = { platform: "ios" as const, scale: 2, screen: { width: 2420, height: 1668 } };
+  const nodes = await parsePageSource(await session.pageSource!(), device);
+  expect(nodes.find((n) => n.attributes.name === "price")?.bounds).toEqual(pixels);
+
+  // A tap on the element's centre goes to the driver from the window's origin: (400 - 300, 225 - 120) pt.
+  await session.tap({ x: 800, y: 450 });
+  const [pointer] = driver.actions.at(-1) as { actions: object[] }[];
+  expect(pointer!.actions[0]).toMatchObject({ type: "pointerMove", x: 100, y: 105 });
 });
 
 test("an element the test holds is measured by its id; a stale one is found again by its selector", async () => {

@@ -125,7 +125,8 @@ export interface DeviceSession {
 
   /**
    * Optional: where elements are now, in screenshot pixels of the screen last described (the
-   * session converts from its units and window origin as it does for `tap`); `null` for a target
+   * session converts from its units; elements are measured from the screen's corner, not from the
+   * app window's origin that taps start at on an iPad window); `null` for a target
    * that matches no element. Needed by `toMatchScreenshot`'s selector and element masks only.
    */
   elementRects?(targets: ElementTarget[]): Promise<(Rect | null)[]>;
