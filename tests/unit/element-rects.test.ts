@@ -7,7 +7,7 @@
 import { androidAdapter } from "../../src/android/adapter.js";
 import { iosAdapter } from "../../src/ios/adapter.js";
 import type { DeviceAdapter, DeviceSession } from "../../src/core/device/description.js";
-import { parsePageSource } from "../../src/core/device/page-source.js";
+import { parsePageSource } from "../../src/core/device/page-source-parse.js";
 import { DeviceError } from "../../src/core/ground/errors.js";
 import {
   AppiumDriverDouble,
