@@ -7,6 +7,7 @@ import { z } from "zod";
 import { ConfigError } from "../core/ground/errors.js";
 import { hasUserinfo, redact } from "../core/ground/secrets.js";
 import { COORDINATES } from "./coordinates.js";
+import { AI_KINDS } from "../core/model/contract.js";
 
 const text = z.string().min(1, "must not be empty");
 const positiveInt = z.number().int().positive();
@@ -40,7 +41,7 @@ const chatCompletions = {
     .union([
       z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"]),
       z.partialRecord(
-        z.enum(["locate", "check", "judge", "compare"]),
+        z.enum(AI_KINDS),
         z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max", "model-default"]),
       ),
     ])
@@ -56,7 +57,7 @@ export const GeminiOptionsSchema = z
     vertex: z.object({ project: text.optional(), location: text.optional() }).strict().optional(),
     model: text.optional(),
     baseUrl: httpUrl.optional(),
-    thinking: z.partialRecord(z.enum(["locate", "check", "judge", "compare"]), thinkingLevel).optional(),
+    thinking: z.partialRecord(z.enum(AI_KINDS), thinkingLevel).optional(),
     mediaResolution: z.enum(["low", "medium", "high", "model-default"]).optional(),
   })
   .strict();

@@ -156,6 +156,11 @@ export type Reference = z.infer<typeof ReferenceSchema>;
 export type AiRequest = z.infer<typeof AiRequestSchema>;
 /** The request kinds: `locate`, `check`, `judge`, `compare`, `satisfy`. */
 export type AiKind = AiRequest["kind"];
+/** Every request kind, for option schemas keyed by kind. */
+export const AI_KINDS = ["locate", "check", "judge", "compare", "satisfy"] as const;
+// Fails to compile when a kind is added to the requests but not to AI_KINDS.
+const _everyKindListed: [AiKind] extends [(typeof AI_KINDS)[number]] ? true : never = true;
+void _everyKindListed;
 
 /** The answer type of each request kind. */
 export interface AiAnswers {
