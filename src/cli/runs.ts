@@ -29,6 +29,8 @@ export const RunEntrySchema = z.looseObject({
         inputTokens: z.number().optional(),
         outputTokens: z.number().optional(),
         imageBytes: z.number().optional(),
+        /** HTTP requests behind this answer when more than one (retries, a refinement pass). */
+        requests: z.number().int().positive().optional(),
         ms: z.number().optional(),
         cost: z.number().optional(),
         failed: z.literal(true).optional(),

@@ -7,9 +7,12 @@ import { TRANSFER_MODEL } from "../../core/flows/tap/transfer.js";
 import type { RunEntry } from "../runs.js";
 
 export interface RunTotals {
-  /** tapshot calls (`tap`, `toMatchScreenshot`). */
+  /** tapshot calls (`tap`, `toMatchScreenshot`, `toSatisfy`). */
   calls: number;
-  /** Model requests, and how many of each kind (`locate`, `check`, `judge`, `compare`). */
+  /**
+   * Model requests (each retried attempt and refinement pass counted, as the budget counts them), and how many of
+   * each kind (`locate`, `check`, `judge`, `compare`, `satisfy`).
+   */
   modelCalls: number;
   byKind: Record<string, number>;
   inputTokens: number;
@@ -62,8 +65,9 @@ export function runTotals(entries: readonly RunEntry[]): RunTotals {
     if (entry.outcome === "learned" && aiCalls === 0 && entry.models?.includes(TRANSFER_MODEL)) totals.transferred++;
     if (aiCalls > 0 && !entry.modelCalls?.length) totals.unrecorded++;
     for (const call of entry.modelCalls ?? []) {
-      totals.modelCalls++;
-      totals.byKind[call.kind] = (totals.byKind[call.kind] ?? 0) + 1;
+      const requests = call.requests ?? 1;
+      totals.modelCalls += requests;
+      totals.byKind[call.kind] = (totals.byKind[call.kind] ?? 0) + requests;
       totals.inputTokens += call.inputTokens ?? 0;
       totals.outputTokens += call.outputTokens ?? 0;
       totals.imageBytes += call.imageBytes ?? 0;
@@ -91,7 +95,7 @@ export function formatBytes(bytes: number): string {
 
 /** The kinds in a fixed order, each with its count: `2 locate, 1 check`. */
 export function kindsLine(byKind: Record<string, number>): string {
-  const order = ["locate", "check", "judge", "compare"];
+  const order = ["locate", "check", "judge", "compare", "satisfy"];
   const kinds = Object.keys(byKind).sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
   return kinds.map((k) => `${byKind[k]} ${k}`).join(", ") || "none";
 }

@@ -6,7 +6,7 @@ export type Outcome = "replayed" | "learned" | "healed" | "matched" | "stored" |
 
 /** What one model request of a call cost (docs/configuration.md "Cost"). */
 export interface ModelCall {
-  /** The request kind: `locate`, `check`, `judge` or `compare`. */
+  /** The request kind: `locate`, `check`, `judge`, `compare` or `satisfy`. */
   kind: string;
   /** The model that answered, as its answer names it; `none` when no answer came (an error, the deadline). */
   model: string;
