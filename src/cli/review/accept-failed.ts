@@ -50,8 +50,16 @@ export function failuresOf(runs: Run[]): { baselines: RunFailure[]; taps: RunEnt
 
 /** A failure a run recorded whose line cannot be read, and why; `api` when what is left of the line says. */
 export interface UnreadableFailure {
-  api?: "tap" | "toMatchScreenshot";
+  api?: "tap" | "toMatchScreenshot" | "toSatisfy";
   why: string;
+}
+
+const API_WORDS = { tap: "tap", toMatchScreenshot: "screenshot", toSatisfy: "toSatisfy" } as const;
+
+/** The `api` a cut or corrupt calls.jsonl line names, when it still shows one. */
+function apiOfLine(text: string): UnreadableFailure["api"] {
+  const api = /"api"\s*:\s*"(\w+)"/.exec(text)?.[1];
+  return api && api in API_WORDS ? (api as keyof typeof API_WORDS) : undefined;
 }
 
 /**
@@ -65,8 +73,8 @@ export function unreadableFailures(runs: Run[]): UnreadableFailure[] {
       const outcome = /"outcome"\s*:\s*"(\w+)"/.exec(bad.text)?.[1];
       if (outcome && outcome !== "failed") continue;
       const subject = /"(name|prompt)"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(bad.text);
-      const api = subject && (subject[1] === "name" ? "toMatchScreenshot" : "tap");
-      const what = subject ? ` (${api === "tap" ? "tap" : "screenshot"} "${subject[2]}")` : "";
+      const api = apiOfLine(bad.text) ?? (subject && (subject[1] === "name" ? "toMatchScreenshot" : "tap"));
+      const what = subject ? ` (${API_WORDS[api ?? "tap"]} "${subject[2]}")` : "";
       found.push({
         ...(api ? { api } : {}),
         why: `run ${run.id}, calls.jsonl line ${bad.line}${what} cannot be read: ${bad.why}`,
@@ -156,9 +164,9 @@ export async function runAcceptFailed(
     }
   }
   const refused = done.filter((d) => d.action === "refused");
-  // A tap is never accepted from a failure: only what may be a baseline is one not accepted here.
+  // A tap or a judgment is never accepted from a failure: only what may be a baseline is one not accepted here.
   const unreadable = unreadableFailures(runs)
-    .filter((u) => u.api !== "tap")
+    .filter((u) => u.api !== "tap" && u.api !== "toSatisfy")
     .map((u) => u.why);
   const ids = runs.map((r) => r.id).join(", ") || "none";
   if (json) {

@@ -25,7 +25,7 @@
 import { createHash } from "node:crypto";
 import { bandedDiff } from "../../core/pixels/banded-diff.js";
 import { DEFAULT_THRESHOLD } from "../../core/pixels/image-compare.js";
-import { loadSharp } from "../../core/pixels/sharp.js";
+import { withLibvips } from "../../core/pixels/image-input.js";
 
 export const FINGERPRINT_SIDE = 800;
 export const GRID_COLUMNS = 8;
@@ -41,14 +41,18 @@ interface Scaled {
   height: number;
 }
 
-/** A PNG resized so its long side is {@link FINGERPRINT_SIDE}, as RGBA pixels. */
+/**
+ * A PNG resized so its long side is {@link FINGERPRINT_SIDE}, as RGBA pixels; a run folder's image
+ * that is not a decodable PNG (a forged size, a cut stream) is refused before libvips reads it.
+ */
 async function atOneScale(png: Buffer): Promise<Scaled> {
-  const sharp = await loadSharp();
-  const { data, info } = await sharp(png)
-    .resize({ width: FINGERPRINT_SIDE, height: FINGERPRINT_SIDE, fit: "inside" })
-    .ensureAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
+  const { data, info } = await withLibvips(png, (sharp) =>
+    sharp(png)
+      .resize({ width: FINGERPRINT_SIDE, height: FINGERPRINT_SIDE, fit: "inside" })
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true }),
+  );
   return { data, width: info.width, height: info.height };
 }
 
