@@ -1,11 +1,11 @@
 /*
- * The Appium 3 server plugin `tapshot`: the execute methods `tapshot: tap` and
- * `tapshot: matchScreenshot` for every W3C client (docs/plugin.md).
+ * The Appium 3 server plugin `tapshot`: the execute methods `tapshot: tap`,
+ * `tapshot: matchScreenshot` and `tapshot: satisfy` for every W3C client (docs/plugin.md).
  *
  * Appium builds one instance per session (`new Plugin(name, cliArgs, driverId)`) and, for a
  * command the plugin has a method of, calls it with `(next, driver, ...commandArgs)`: `next` is
  * the default handling (for `execute`, the driver's own execute or the proxy to its server),
- * `driver` the session's driver object. The plugin answers its two scripts itself, without
+ * `driver` the session's driver object. The plugin answers its three scripts itself, without
  * `next`, and hands every other script to `next`. A client's copy of a command that just failed
  * gets the same failure without a second run (src/plugin/resent-commands.ts).
  *
@@ -35,18 +35,27 @@ const PARAMS = {
     required: ["name", "prompt"],
     optional: ["autoHeal", "threshold", "maxDiffPixels", "maxDiffPixelRatio", "mask", "timeout"],
   },
-  [SATISFY_SCRIPT]: { required: ["statement"], optional: ["selector", "not", "threshold", "context", "timeout"] },
+  [SATISFY_SCRIPT]: {
+    required: ["statement"],
+    optional: ["selector", "not", "threshold", "context", "screenshot", "ignore", "timeout"],
+  },
 } as const;
 
 type Script = keyof typeof PARAMS;
+
+/** A minimal parameters object of each script, for error messages. */
+const EXAMPLES: Record<Script, string> = {
+  [TAP_SCRIPT]: '{ "prompt": "the checkout button" }',
+  [MATCH_SCREENSHOT_SCRIPT]: '{ "name": "cart", "prompt": "the cart" }',
+  [SATISFY_SCRIPT]: '{ "statement": "the cart shows 2 items" }',
+};
 
 /** The one parameters object of an execute method; an InputError saying what was sent otherwise. */
 export function executeParams(script: Script, args: unknown): Record<string, unknown> {
   const list = Array.isArray(args) ? args : args === undefined ? [] : [args];
   const params = list[0] ?? {};
   const spec = PARAMS[script];
-  const example =
-    script === TAP_SCRIPT ? '{ "prompt": "the checkout button" }' : '{ "name": "cart", "prompt": "the cart" }';
+  const example = EXAMPLES[script];
   if (list.length > 1 || typeof params !== "object" || params === null || Array.isArray(params)) {
     throw new InputError(`${script} takes one object of parameters, e.g. ${example}; it got ${JSON.stringify(list)}.`);
   }

@@ -5,7 +5,7 @@
 import { resetConfig, resolveConfig, setConfig } from "../../src/core/config/config.js";
 import { ConfigError, ElementNotFoundError, InputError, TimeoutError } from "../../src/core/ground/errors.js";
 import { S3Store } from "../../src/core/store/s3-store.js";
-import { executeParams, MATCH_SCREENSHOT_SCRIPT, TAP_SCRIPT } from "../../src/plugin/plugin.js";
+import { executeParams, MATCH_SCREENSHOT_SCRIPT, SATISFY_SCRIPT, TAP_SCRIPT } from "../../src/plugin/plugin.js";
 import { pluginConfig, sessionTarget } from "../../src/plugin/settings.js";
 import { toW3CError, TapshotW3CError } from "../../src/plugin/w3c-error.js";
 
@@ -96,6 +96,17 @@ describe("execute parameters", () => {
     );
     expect(() => executeParams(MATCH_SCREENSHOT_SCRIPT, [{ name: "cart", prompt: "p", signal: 1 }])).toThrow(
       /has no parameter signal; its parameters are name, prompt, autoHeal, threshold/,
+    );
+  });
+
+  test("tapshot: satisfy takes toSatisfy's options a client can send, and names its own example", () => {
+    const params = { statement: "the total is 42", screenshot: true, ignore: ["Order #"], selector: "~total" };
+    expect(executeParams(SATISFY_SCRIPT, [params])).toEqual(params);
+    expect(() => executeParams(SATISFY_SCRIPT, [{ selector: "~total" }])).toThrow(
+      new InputError('tapshot: satisfy needs statement, e.g. { "statement": "the cart shows 2 items" }.'),
+    );
+    expect(() => executeParams(SATISFY_SCRIPT, [{ statement: "s", signal: 1 }])).toThrow(
+      /has no parameter signal; its parameters are statement, selector, not, threshold, context, screenshot, ignore, timeout/,
     );
   });
 });

@@ -76,7 +76,8 @@ export function typedValues(nodes: PageNode[], platform: Platform): string[] {
   return [...new Set(values)].sort((a, b) => b.length - a.length);
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** `s` as a regular expression that matches it literally. */
+export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** `text` with every typed value replaced: anywhere when long enough, else as a whole word. */
 export function scrubTyped(text: string, typed: readonly string[]): string {

@@ -12,6 +12,7 @@ import type { ElementTarget } from "../../device/description.js";
 import type { Call } from "../../run/call.js";
 import type { Done } from "../../run/lifecycle.js";
 import { judge, textJudged, type Judgment, type Statement } from "./judgment-kind.js";
+import { escapeRegExp } from "./evidence.js";
 import { readSnapshot, type Snapshot, type SnapshotParams, type Waiting } from "./snapshot.js";
 
 /** The threshold when neither the call nor configureAi sets one. */
@@ -113,9 +114,7 @@ function checkIgnore(value: unknown): RegExp[] {
       "toSatisfy's ignore must be a list of regular expressions or non-empty strings, e.g. [/Order #\\d+/].",
     );
   }
-  return value.map((v: RegExp | string) =>
-    typeof v === "string" ? new RegExp(v.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi") : v,
-  );
+  return value.map((v: RegExp | string) => (typeof v === "string" ? new RegExp(escapeRegExp(v), "gi") : v));
 }
 
 /** A look and its judgment (none: waiting, or unjudged in mode replay). */
