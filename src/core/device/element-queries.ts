@@ -8,7 +8,7 @@ import type { PageSourceReading } from "./page-source.js";
 import { contains, type Point, type Rect, type Size } from "../ground/geometry.js";
 
 /** An element covering this share of the screen or more is a container, never "the element at the point". */
-const CONTAINER_SHARE = 0.5;
+export const CONTAINER_SHARE = 0.5;
 /** An element with an id is preferred over a smaller one without, when at most this many times its area. */
 const ID_PREFERENCE_AREA = 4;
 const area = (r: Rect) => r.width * r.height;

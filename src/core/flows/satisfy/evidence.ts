@@ -6,7 +6,7 @@
  * MAX_TREE_CHARS, is left out and the text goes alone.
  */
 import type { Platform, Rect } from "../../device/description.js";
-import { namesOf } from "../../device/a11y-element.js";
+import { namesOf, TEXT_ATTRIBUTES } from "../../device/a11y-element.js";
 import type { PageNode } from "../../device/page-source-parse.js";
 
 /** A tree longer than this is left out: the text goes alone. */
@@ -19,7 +19,6 @@ export const TYPED = "[typed text removed]";
 const MIN_SUBSTRING = 3;
 
 /** The text attributes of an element, as the platform's driver names them. */
-const TEXTS: Record<Platform, string[]> = { android: ["text", "content-desc"], ios: ["label", "value"] };
 /** Where a text field keeps what was typed. */
 const TYPED_ATTRIBUTE: Record<Platform, string> = { android: "text", ios: "value" };
 
@@ -94,7 +93,7 @@ export function scrubTyped(text: string, typed: readonly string[]): string {
 
 /** An element's texts for the evidence: a field's typed text replaced, other text scrubbed. */
 function textsOf(node: PageNode, platform: Platform, typed: readonly string[]): string[] {
-  return TEXTS[platform]
+  return TEXT_ATTRIBUTES[platform]
     .filter((name) => node.attributes[name] !== undefined)
     .map((name) =>
       node.editable && name === TYPED_ATTRIBUTE[platform] ? TYPED : scrubTyped(node.attributes[name]!, typed),

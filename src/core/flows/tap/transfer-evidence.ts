@@ -6,11 +6,12 @@
  */
 import type { Platform } from "../../device/description.js";
 import { describeAttributes, namesOf, type A11yElement } from "../../device/a11y-element.js";
-import { findElement } from "../../device/element-queries.js";
+import { CONTAINER_SHARE, findElement } from "../../device/element-queries.js";
 import type { Point, Rect } from "../../ground/geometry.js";
 import { cutRegion } from "../../pixels/crop.js";
 import { resizeRawTo, unmatchedShare } from "../../pixels/element-match.js";
 import { decode, type RawImage } from "../../pixels/image-decode.js";
+import { rectFits } from "../../pixels/pixel-rects.js";
 import type { Call } from "../../run/call.js";
 import type { TapRecord } from "../../store/tap-record.js";
 import { readCost } from "./locate.js";
@@ -30,8 +31,6 @@ export interface TransferSource {
  * high leaves 1.9%; a dialog over it, 100%.
  */
 export const ELEMENT_VERDICT = { threshold: 0.1, radiusUnits: 1.5, maxUnmatched: 0.05 };
-/** An element covering this share of the screen or more is a container: no evidence of one element. */
-const CONTAINER_SHARE = 0.5;
 /** The part of the stored element the stored image shows must be at least this many pixels a side. */
 const MIN_SIDE = 4;
 /**
@@ -187,7 +186,7 @@ async function elementPixels(
   }
   const map = mapping(was, element.bounds);
   const target = roundRect({ ...map.point(shown), width: shown.width * map.sx, height: shown.height * map.sy });
-  if (target.width < MIN_SIDE || target.height < MIN_SIDE || !inside(target, screen)) {
+  if (target.width < MIN_SIDE || target.height < MIN_SIDE || !rectFits(target, screen.width, screen.height)) {
     return { kind: "skipped", why: `the element is ${target.width}x${target.height} px here, too small to compare` };
   }
   const stored = cutRegion(await decode(source.image), { ...shown, x: shown.x - crop.x, y: shown.y - crop.y });
@@ -229,10 +228,6 @@ function roundRect(r: Rect): Rect {
   const x = Math.ceil(r.x - 1e-9);
   const y = Math.ceil(r.y - 1e-9);
   return { x, y, width: Math.floor(r.x + r.width + 1e-9) - x, height: Math.floor(r.y + r.height + 1e-9) - y };
-}
-
-function inside(r: Rect, image: RawImage): boolean {
-  return r.x >= 0 && r.y >= 0 && r.x + r.width <= image.width && r.y + r.height <= image.height;
 }
 
 function describeCandidate({ element, matched }: Extract<Candidate, { kind: "found" }>): string {
