@@ -36,7 +36,7 @@ interface Pruned {
   error?: string;
 }
 
-export function selectForPrune(model: StoreModel, options: PruneOptions): StoreEntry[] {
+function selectForPrune(model: StoreModel, options: PruneOptions): StoreEntry[] {
   if (!options.unusedSince && !options.device?.length) {
     throw new UsageError(
       "prune needs --unused-since <date|age> or --device <slug> (or both): it never removes everything. " +

@@ -139,7 +139,7 @@ export async function lastFailures(
 }
 
 /** A failed tap's stored value removed, so the next run learns it again; refused when another value is stored there now. */
-export async function forgetTap(store: Store, failure: ReviewFailure): Promise<FailureDecision> {
+async function forgetTap(store: Store, failure: ReviewFailure): Promise<FailureDecision> {
   const { key, prompt, device } = failure.entry;
   const refuse = (why: string): FailureDecision => ({ key, action: "refused", files: [], why });
   return withKeyLock(store, key, async () => {

@@ -331,7 +331,7 @@ function abortReason(signal: AbortSignal, doing: string): Error {
 }
 
 /** An ETag without its quotes and weak marker (RFC 7232 section 2.3): what Ceph RGW stores and compares. */
-export function bareEtag(etag: string): string {
+function bareEtag(etag: string): string {
   return etag
     .trim()
     .replace(/^W\//, "")

@@ -79,7 +79,7 @@ export function typedValues(nodes: PageNode[], platform: Platform): string[] {
 export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** `text` with every typed value replaced: anywhere when long enough, else as a whole word. */
-export function scrubTyped(text: string, typed: readonly string[]): string {
+function scrubTyped(text: string, typed: readonly string[]): string {
   let out = text;
   for (const value of typed) {
     const pattern =

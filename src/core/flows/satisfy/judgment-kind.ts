@@ -29,7 +29,7 @@ export interface Statement {
 }
 
 /** The key of the judgment of `snapshot`. */
-export function judgmentKeyOf(call: Call, statement: Statement, snapshot: Snapshot): string {
+function judgmentKeyOf(call: Call, statement: Statement, snapshot: Snapshot): string {
   return judgmentKey(call.device.platform, call.deviceSlug, { ...statement, evidenceHash: snapshot.hash });
 }
 

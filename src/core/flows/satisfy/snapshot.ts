@@ -114,7 +114,7 @@ export async function storedImage(call: Call, snapshot: Snapshot): Promise<Buffe
   return (await imageOf(call, snapshot.shot, snapshot.evidence)).png;
 }
 
-export function describeTarget(target: ElementTarget): string {
+function describeTarget(target: ElementTarget): string {
   return "selector" in target ? `the selector ${JSON.stringify(target.selector)}` : "the element";
 }
 

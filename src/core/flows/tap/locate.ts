@@ -145,7 +145,7 @@ export async function tapAndVerify(call: Call, point: Point, verify: string | un
 }
 
 /** After a fresh tap: ask `check` until it passes or the deadline passes. */
-export async function verifyAfterTap(call: Call, statement: string): Promise<void> {
+async function verifyAfterTap(call: Call, statement: string): Promise<void> {
   await call.deadline.sleep(VERIFY_SETTLE_MS);
   let wait = 1000;
   let failed: { screenshot: Buffer; reason: string } | undefined;

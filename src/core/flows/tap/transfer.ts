@@ -46,7 +46,7 @@ export function notASource(record: TapRecord): string | undefined {
  * slug) that are readable, of this orientation and sources ({@link notASource}), the closest in
  * pixel density and screen shape first.
  */
-export async function transferSources(call: Call, key: string): Promise<TransferSource[]> {
+async function transferSources(call: Call, key: string): Promise<TransferSource[]> {
   const [, platform, , file] = key.split("/");
   const own = new Set([call.deviceSlug, ...call.formerDeviceSlugs]);
   const keys = (await call.config.store.list(`taps/${platform}`))
