@@ -242,19 +242,6 @@ describe.each([PIXEL_7, IPHONE_15_PRO])("a replayed tap on $name", (phone) => {
     expect(channel.count()).toBe(1);
   });
 
-  test("with autoHeal, a screen still loading when the replay's share of the timeout ends fails, no heal asked", async () => {
-    const driver = await learned(phone);
-    driver.script.frames = [await frame(phone, "loading")];
-
-    const error = await phone.api
-      .tap(asBrowser(driver), PROMPT, { autoHeal: true, timeout: OLD_RECORD_TIMEOUT })
-      .catch((e: unknown) => e);
-
-    expect(error).toMatchObject({ code: "replay-mismatch" });
-    expect((error as Error).message).toContain("was waited for because");
-    expect(channel.count()).toBe(1);
-  });
-
   test(`the stored screen without Checkout and a ${phone.indicator} in the page source: waited for and replayed`, async () => {
     const driver = await learned(phone);
     await loadingThenCart(driver, phone, await frame(phone, "busy", "shown"));

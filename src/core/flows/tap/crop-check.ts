@@ -76,11 +76,7 @@ export async function useCrop(
     `the stored crop at (${crop.x}, ${crop.y}) ${crop.width}x${crop.height} never matched the screen: ` +
     `${(diffRatio * 100).toFixed(1)}% of its pixels differed at the last try (allowed ${CROP_VERDICT.maxDiffRatio * 100}%)` +
     describeEnd(polled.ended, params.settle, polled.waited);
-  // A screen still waited for (loading) when the poll ended is no evidence of a change: a heal would ask the model
-  // about a loading screen, and might store what it shows, so it fails instead. A record without a thumbnail waits
-  // on every settled screen, so it heals as before (and the heal stores a thumbnail).
-  const healable = !polled.waited || !stored.record.screenThumb;
-  return { mismatch: { text, healable, ended: polled.ended, screenshot: polled.png, actual } };
+  return { mismatch: { text, healable: true, ended: polled.ended, screenshot: polled.png, actual } };
 }
 
 /** One look, no polling: the stored point is tapped when the crop matches the screen now, else `null`. */
