@@ -183,6 +183,9 @@ export function modelChannel(backend: ModelBackend): AiChannel {
       }
       case "satisfy":
         return satisfy(request, sending);
+      case "decide":
+      case "complete":
+        throw new InputError(`The ${backend.id.provider} provider does not answer "${request.kind}" requests yet.`);
     }
   }
 

@@ -25,6 +25,8 @@ export const USER_TEXT_TAG: Record<AiKind, string> = {
   judge: "expected",
   compare: "expected",
   satisfy: "statement",
+  decide: "goal",
+  complete: "goal",
 };
 
 /** Escape `&`, `<` and `>` so user text cannot open or close a tag. */

@@ -6,7 +6,14 @@
  */
 import { describeZodError } from "../core/ground/zod-errors.js";
 import { z } from "zod";
-import { type AiKind, type Box, type Usage } from "../core/model/contract.js";
+import {
+  ACT_ACTIONS,
+  PRESS_KEYS,
+  type ActionChoice,
+  type AiKind,
+  type Box,
+  type Usage,
+} from "../core/model/contract.js";
 import { AiAnswerError } from "../core/ground/errors.js";
 import type { PreparedImage } from "./images.js";
 
@@ -70,6 +77,33 @@ export function wireSchemas(c: BoxConvention) {
       probability: z
         .number()
         .describe("How likely the statement holds, from 0 (certainly false) to 1 (certainly true)."),
+    }),
+    decide: z.object({
+      reason: z.string().describe("One short sentence on what the screen shows and what is left to do."),
+      choices: z
+        .array(
+          z.object({
+            action: z.enum(ACT_ACTIONS),
+            control: z
+              .string()
+              .nullable()
+              .describe("The control's id from the list; null for press, done, stuck, wait."),
+            value: z.string().nullable().describe("fill: the name of a supplied value; otherwise null."),
+            checked: z.boolean().nullable().describe("setChecked: the state to set; otherwise null."),
+            option: z.string().nullable().describe("select: the label of the option to choose; otherwise null."),
+            key: z.enum(PRESS_KEYS).nullable().describe("press: the key; otherwise null."),
+            direction: z
+              .enum(["up", "down", "left", "right"])
+              .nullable()
+              .describe("scroll: which way the content moves into view; otherwise null."),
+            probability: z.number().describe("How likely this is the right next step, from 0 to 1."),
+          }),
+        )
+        .describe("The next steps you considered, likeliest first, each with its probability."),
+    }),
+    complete: z.object({
+      reason: z.string().describe("One short sentence on what the screen shows about the goal."),
+      probability: z.number().describe("How likely the goal is reached on this screen, from 0 to 1."),
     }),
   } satisfies Record<AiKind, z.ZodType>;
 }
@@ -186,7 +220,8 @@ export type AnswerCore =
   | { pass: boolean; reason: string }
   | { accept: boolean; varying?: Box[]; reason: string }
   | { realChange: boolean; varying?: Box[]; reason: string }
-  | { probability: number; reason: string };
+  | { probability: number; reason: string }
+  | { choices: ActionChoice[]; reason: string };
 
 /** Turn a parsed wire answer into the tapshot answer fields, mapping boxes through `image`. */
 export function fromWire(
@@ -215,7 +250,10 @@ export function fromWire(
       return { realChange: wire.realChange as boolean, reason, ...(varying.length ? { varying } : {}) };
     }
     case "satisfy":
+    case "complete":
       return { probability: wire.probability as number, reason };
+    case "decide":
+      return { choices: (wire.choices as Record<string, unknown>[]).map(withoutNulls) as ActionChoice[], reason };
   }
 }
 
@@ -230,4 +268,9 @@ export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | un
     ...(inputTokens !== undefined ? { inputTokens } : {}),
     ...(outputTokens !== undefined ? { outputTokens } : {}),
   };
+}
+
+/** A wire object without its null fields (structured outputs write null for an unused field). */
+function withoutNulls(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));
 }

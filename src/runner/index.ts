@@ -64,6 +64,14 @@ export type {
   JudgeAnswer,
   CompareRequest,
   CompareAnswer,
+  SatisfyRequest,
+  SatisfyAnswer,
+  DecideRequest,
+  DecideAnswer,
+  CompleteRequest,
+  CompleteAnswer,
+  Control,
+  ActionChoice,
   Reference,
 } from "../core/model/contract.js";
 export { parseAnswer, answerSchemas } from "../core/model/contract.js";

@@ -1,5 +1,6 @@
 import sharp from "sharp";
 import {
+  AI_KINDS,
   AiRequestSchema,
   answerSchemas,
   ask,
@@ -28,6 +29,15 @@ const valid: Record<AiKind, unknown> = {
   judge: { accept: true, varying: [{ x: 0, y: 0, width: 36, height: 5 }], reason: "the cart", model },
   compare: { realChange: false, reason: "only the date changed", model, usage: { inputTokens: 10, outputTokens: 2 } },
   satisfy: { probability: 0.93, reason: "the status reads Refund requested", model },
+  decide: {
+    choices: [
+      { action: "fill", control: "c3", value: "email", probability: 0.92 },
+      { action: "tap", control: "c7", probability: 0.05 },
+    ],
+    reason: "the email field is empty",
+    model,
+  },
+  complete: { probability: 0.95, reason: "the welcome screen is shown", model },
 };
 
 describe("answers", () => {
@@ -79,7 +89,7 @@ describe("answers", () => {
   });
 
   test("answerSchemas holds one schema per kind", () => {
-    expect(Object.keys(answerSchemas).sort()).toEqual(["check", "compare", "judge", "locate", "satisfy"]);
+    expect(Object.keys(answerSchemas).sort()).toEqual([...AI_KINDS].sort());
   });
 });
 

@@ -1,5 +1,5 @@
 /*
- * The AI contract: the five request kinds tapshot sends to a model channel, and
+ * The AI contract: the seven request kinds tapshot sends to a model channel, and
  * the answers it accepts. Every answer is validated here; a malformed one is an
  * {@link AiAnswerError} that names the kind and the zod issue, never a guess.
  */
@@ -121,12 +121,121 @@ export const SatisfyAnswerSchema = z.object({
   ...answerBase,
 });
 
+/** The most controls one `decide` or `complete` request lists (docs/api.md, "ai.act"). */
+export const MAX_CONTROLS = 500;
+/** The most characters of control text (labels and option names) in one observation. */
+export const MAX_OBSERVATION_CHARS = 32_000;
+/** The most named values one `ai.act` call may carry. */
+export const MAX_ACT_VALUES = 10;
+/** The most lines of an `ai.act` call's history sent with a request. */
+export const MAX_HISTORY_LINES = 60;
+
+/** What kind of control an observed control is. */
+export const CONTROL_ROLES = [
+  "button",
+  "field",
+  "checkbox",
+  "switch",
+  "radio",
+  "select",
+  "option",
+  "scrollable",
+  "link",
+  "other",
+] as const;
+
+/**
+ * One visible, enabled, labelled control of the observed screen, as a model sees it: an id to answer
+ * with, never coordinates, selectors or text typed into a field.
+ */
+export const ControlSchema = z.object({
+  /** The control's id within this observation, e.g. `c7`: the model answers with it. */
+  id: z.string().min(1).max(16),
+  role: z.enum(CONTROL_ROLES),
+  /** Its visible text, content description or accessibility label, hint and resource id or name; never typed text. */
+  label: z.string().max(1000),
+  checked: z.boolean().optional(),
+  selected: z.boolean().optional(),
+  focused: z.boolean().optional(),
+  /** For a field: the name of the supplied value it already equals, `(empty)`, or `(other text)`. */
+  holds: z.string().max(64).optional(),
+  /** For a `select` whose options are visible (an iOS picker wheel): their labels. */
+  options: z.array(z.string().max(200)).max(100).optional(),
+});
+
+/** The steps of one `ai.act` call: the actions a model may choose, and the three that end or pause a step. */
+export const ACT_ACTIONS = [
+  "tap",
+  "fill",
+  "clear",
+  "setChecked",
+  "select",
+  "press",
+  "scroll",
+  "done",
+  "stuck",
+  "wait",
+] as const;
+/** Keys `press` may press: Enter/Done, Android's Back, Tab/next field. */
+export const PRESS_KEYS = ["enter", "back", "tab"] as const;
+
+/** One option of a `decide` answer: an action on a control of the observation, with its probability. */
+export const ActionChoiceSchema = z.object({
+  action: z.enum(ACT_ACTIONS),
+  /** The control's id from the request (every action but `press`, `done`, `stuck` and `wait`). */
+  control: z.string().optional(),
+  /** `fill`: the name of a supplied value, never the value itself. */
+  value: z.string().optional(),
+  /** `setChecked`: the state to set. */
+  checked: z.boolean().optional(),
+  /** `select`: the label of the option to choose. */
+  option: z.string().optional(),
+  /** `press`: the key. */
+  key: z.enum(PRESS_KEYS).optional(),
+  /** `scroll`: which way the content moves into view. */
+  direction: z.enum(["up", "down", "left", "right"]).optional(),
+  /** How likely this is the right next step, 0 to 1. */
+  probability: z.number().min(0).max(1),
+});
+
+export const DecideRequestSchema = z.object({
+  kind: z.literal("decide"),
+  /** What the test wants done, e.g. "sign in with the email and password". */
+  goal: z.string().min(1),
+  screen: AiImageSchema,
+  controls: z.array(ControlSchema).max(MAX_CONTROLS),
+  /** The names of the values the test supplied (`email`, `password`); their text is never sent. */
+  valueNames: z.array(z.string().min(1).max(64)).max(MAX_ACT_VALUES),
+  /** What this call did so far, oldest first, one line each, failed and refused attempts included. */
+  history: z.array(z.string().max(500)).max(MAX_HISTORY_LINES),
+});
+export const DecideAnswerSchema = z.object({
+  /** The options considered, each with its probability; tapshot takes the likeliest under its policy. */
+  choices: z.array(ActionChoiceSchema).max(10),
+  ...answerBase,
+});
+
+export const CompleteRequestSchema = z.object({
+  kind: z.literal("complete"),
+  goal: z.string().min(1),
+  screen: AiImageSchema,
+  controls: z.array(ControlSchema).max(MAX_CONTROLS),
+  history: z.array(z.string().max(500)).max(MAX_HISTORY_LINES),
+});
+export const CompleteAnswerSchema = z.object({
+  /** How likely the goal is reached on this screen, 0 to 1. */
+  probability: z.number().min(0).max(1),
+  ...answerBase,
+});
+
 export const AiRequestSchema = z.discriminatedUnion("kind", [
   LocateRequestSchema,
   CheckRequestSchema,
   JudgeRequestSchema,
   CompareRequestSchema,
   SatisfyRequestSchema,
+  DecideRequestSchema,
+  CompleteRequestSchema,
 ]);
 
 /** Ask where one element is. Answer: {@link LocateAnswer}. */
@@ -149,15 +258,31 @@ export type CompareAnswer = z.infer<typeof CompareAnswerSchema>;
 export type SatisfyRequest = z.infer<typeof SatisfyRequestSchema>;
 /** The probability that the statement holds, and why. */
 export type SatisfyAnswer = z.infer<typeof SatisfyAnswerSchema>;
+/** One observed control (see {@link ControlSchema}). */
+export type Control = z.infer<typeof ControlSchema>;
+/** A control's role. */
+export type ControlRole = (typeof CONTROL_ROLES)[number];
+/** An action of `ai.act`. */
+export type ActAction = (typeof ACT_ACTIONS)[number];
+/** One option of a `decide` answer. */
+export type ActionChoice = z.infer<typeof ActionChoiceSchema>;
+/** Ask for the next step towards a goal, chosen from the observed controls (`ai.act`). */
+export type DecideRequest = z.infer<typeof DecideRequestSchema>;
+/** The options for the next step, each with its probability. */
+export type DecideAnswer = z.infer<typeof DecideAnswerSchema>;
+/** Ask how likely the goal is reached on the current screen (`ai.act`'s completion check). */
+export type CompleteRequest = z.infer<typeof CompleteRequestSchema>;
+/** The probability that the goal is reached, and why. */
+export type CompleteAnswer = z.infer<typeof CompleteAnswerSchema>;
 /** A baseline of another device, sent to `judge` as a reference. */
 export type Reference = z.infer<typeof ReferenceSchema>;
 
 /** Any request a channel must answer. JSON-serialisable. */
 export type AiRequest = z.infer<typeof AiRequestSchema>;
-/** The request kinds: `locate`, `check`, `judge`, `compare`, `satisfy`. */
+/** The request kinds: `locate`, `check`, `judge`, `compare`, `satisfy`, `decide`, `complete`. */
 export type AiKind = AiRequest["kind"];
 /** Every request kind, for option schemas keyed by kind. */
-export const AI_KINDS = ["locate", "check", "judge", "compare", "satisfy"] as const;
+export const AI_KINDS = ["locate", "check", "judge", "compare", "satisfy", "decide", "complete"] as const;
 // Fails to compile when a kind is added to the requests but not to AI_KINDS.
 const _everyKindListed: [AiKind] extends [(typeof AI_KINDS)[number]] ? true : never = true;
 void _everyKindListed;
@@ -169,6 +294,8 @@ export interface AiAnswers {
   judge: JudgeAnswer;
   compare: CompareAnswer;
   satisfy: SatisfyAnswer;
+  decide: DecideAnswer;
+  complete: CompleteAnswer;
 }
 /** Any answer of a channel. */
 export type AiAnswer = AiAnswers[AiKind];
@@ -205,6 +332,8 @@ export const answerSchemas = {
   judge: JudgeAnswerSchema,
   compare: CompareAnswerSchema,
   satisfy: SatisfyAnswerSchema,
+  decide: DecideAnswerSchema,
+  complete: CompleteAnswerSchema,
 } as const;
 
 /** Validate an answer of the given kind, or throw an {@link AiAnswerError} naming the kind and the issue. */

@@ -20,6 +20,8 @@ import type {
   LocateRequest,
   SatisfyAnswer,
   SatisfyRequest,
+  DecideRequest,
+  CompleteRequest,
 } from "../../core/model/contract.js";
 import { InputError } from "../../core/ground/errors.js";
 import { decode } from "../../core/pixels/image-decode.js";
@@ -128,6 +130,13 @@ export function ocr(options: OcrOptions = {}): AiChannel {
             `${JSON.stringify(request.statement)} is not one: ${VISION_HINT}.`,
         );
       }
+      if (request.kind === "decide" || request.kind === "complete") {
+        if (fallback) return fallback.request(request, requestOptions);
+        throw new InputError(
+          `ocr() reads text and cannot choose ai.act's steps or judge its goal ("${request.kind}" requests): ` +
+            `use gemini(), openai() (also for OpenAI-compatible servers) or azureOpenai(), or ocr({ fallback }) with one.`,
+        );
+      }
       const local = await answerLocally(request, settings, requestOptions.signal);
       if (local.declined && fallback) return fallback.request(request, requestOptions);
       return local.answer;
@@ -142,7 +151,7 @@ interface Settings {
 }
 
 function answerLocally(
-  request: Exclude<AiRequest, SatisfyRequest>,
+  request: Exclude<AiRequest, SatisfyRequest | DecideRequest | CompleteRequest>,
   settings: Settings,
   signal: AbortSignal,
 ): Promise<Local<AiAnswer>> {
