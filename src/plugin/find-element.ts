@@ -65,7 +65,8 @@ export async function findByDescription({ api, session, description, signal }: F
   const { element } = await api.find(session, description, { signal, ...(autoHeal ? { autoHeal } : {}) });
   if ("pointOnly" in element) return reference(rememberPoint(session.sessionId, element as PointElement));
   const id = elementIdOf(element);
-  if (!id) throw new TapshotError("device", `The driver answered an element without an id: ${JSON.stringify(element)}.`);
+  if (!id)
+    throw new TapshotError("device", `The driver answered an element without an id: ${JSON.stringify(element)}.`);
   return reference(id);
 }
 

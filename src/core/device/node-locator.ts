@@ -29,7 +29,9 @@ export function nodeLocator(
   point: Point,
   device: { platform: Platform; screen: Size },
 ): NodeLocator | undefined {
-  const node = (elementAt(nodes, point, device.platform, device.screen) as PageNode | undefined) ?? smallestAt(nodes, point, device.screen);
+  const node =
+    (elementAt(nodes, point, device.platform, device.screen) as PageNode | undefined) ??
+    smallestAt(nodes, point, device.screen);
   if (!node) return undefined;
   return { node, selectors: [...idSelectors(nodes, node, device.platform), node.path] };
 }
@@ -49,7 +51,9 @@ function smallestAt(nodes: PageNode[], point: Point, screen: Size): PageNode | u
 function idSelectors(nodes: PageNode[], node: PageNode, platform: Platform): string[] {
   const unique = (attribute: string) => {
     const value = node.attributes[attribute];
-    return value !== undefined && nodes.filter((n) => n.attributes[attribute] === value).length === 1 ? value : undefined;
+    return value !== undefined && nodes.filter((n) => n.attributes[attribute] === value).length === 1
+      ? value
+      : undefined;
   };
   const id = unique(ID_ATTRIBUTES[platform]);
   if (platform === "ios") return id !== undefined ? [`~${id}`] : [];
