@@ -141,8 +141,9 @@ export interface DeviceSession {
    * Optional: the driver's own element at a point `find` located (in screenshot pixels of the
    * screen last described), as the driver's client holds elements (a WebdriverIO element, a W3C
    * reference), or `null` when no element but a container is there. A native session finds the
-   * first of `selectors()` (the page source's node under the point, src/core/device/node-locator.ts)
-   * that its driver finds exactly once; a web session asks `document.elementFromPoint`. Without it,
+   * first of `selectors()` (the page source's node under the point)
+   * that its driver finds exactly once; a web session asks `document.elementFromPoint` (docs/api.md
+   * "Finding elements"). Without it,
    * `find` answers the point alone.
    */
   elementAt?(at: ElementAt): Promise<object | null>;
