@@ -1,6 +1,7 @@
 /*
  * The Appium 3 server plugin `tapshot`: the execute methods `tapshot: tap`,
- * `tapshot: matchScreenshot` and `tapshot: satisfy` for every W3C client (docs/plugin.md).
+ * `tapshot: matchScreenshot` and `tapshot: satisfy` for every W3C client (docs/plugin.md), and the
+ * `-tapshot` locator strategy of find element(s) (src/plugin/find-element.ts).
  *
  * Appium builds one instance per session (`new Plugin(name, cliArgs, driverId)`) and, for a
  * command the plugin has a method of, calls it with `(next, driver, ...commandArgs)`: `next` is
@@ -104,7 +105,7 @@ function endSession(sessionId: unknown, why: string): void {
 
 /** The tapshot plugin; Appium finds it by package.json's `appium.mainClass`. */
 export class TapshotPlugin extends PLUGIN_BASE.base {
-  /** No routes of its own: the plugin adds execute methods only. */
+  /** No routes of its own: the plugin adds execute methods and a locator strategy only. */
   static newMethodMap = {};
   /** The execute methods, as Appium lists them (its `executeMethodMap` shape). */
   static executeMethodMap = {
@@ -144,7 +145,7 @@ export class TapshotPlugin extends PLUGIN_BASE.base {
   }
 
   /**
-   * W3C Find Element: the `-tapshot` strategy here (src/plugin/find-element.ts), every other
+   * W3C Find Element: the `-tapshot` strategy here (docs/plugin.md "Finding elements"), every other
    * strategy to the driver. Appium hands a plugin the command even when the driver proxies it
    * (base-driver's protocol layer collects the proxied answer for `next` instead).
    */
