@@ -151,19 +151,31 @@ export class TapshotPlugin extends PLUGIN_BASE.base {
    */
   async findElement(next: Next, driver: AppiumDriver, strategy: unknown, selector: unknown): Promise<unknown> {
     if (strategy !== TAPSHOT_STRATEGY) return next();
-    // Not through resent-commands.ts: a client's wait re-sends a find that failed on purpose, to look again.
-    return this.find(driver, selector);
+    const answer = await this.findOnce(driver, selector);
+    if ("missing" in answer) throw answer.missing;
+    return answer.found;
   }
 
   /** W3C Find Elements: the one `-tapshot` element, or none when it is missing. */
   async findElements(next: Next, driver: AppiumDriver, strategy: unknown, selector: unknown): Promise<unknown> {
     if (strategy !== TAPSHOT_STRATEGY) return next();
-    try {
-      return [await this.find(driver, selector)];
-    } catch (error) {
-      if ((error as { error?: unknown }).error === "no such element") return [];
-      throw error;
-    }
+    const answer = await this.findOnce(driver, selector);
+    return "missing" in answer ? [] : [answer.found];
+  }
+
+  /**
+   * A find whose failure a client's re-sent copy gets without a second run (resent-commands.ts),
+   * except a missing element: a client's wait sends the same find again on purpose, to look again.
+   */
+  private findOnce(driver: AppiumDriver, selector: unknown): Promise<{ found: unknown } | { missing: unknown }> {
+    return resent.run(driver?.sessionId ?? "", commandKey(`find ${TAPSHOT_STRATEGY}`, selector), async () => {
+      try {
+        return { found: await this.find(driver, selector) };
+      } catch (error) {
+        if ((error as { error?: unknown }).error === "no such element") return { missing: error };
+        throw error;
+      }
+    });
   }
 
   private async find(driver: AppiumDriver, selector: unknown): Promise<unknown> {
