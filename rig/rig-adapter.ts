@@ -8,6 +8,7 @@ import {
   elementDriver,
   elementMatches,
   elementRects,
+  webElementAt,
   imageSize,
   swipeActions,
   tapActions,
@@ -104,6 +105,11 @@ export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
         async elementMatches(target) {
           const pageScroll = await driver.execute(() => ({ x: window.scrollX, y: window.scrollY }));
           return elementMatches(driver, target, { scale, pageScroll });
+        },
+        // find's element: the one at the point in the page, as a WebdriverIO element.
+        async elementAt({ point }) {
+          const css = { x: Math.round(point.x / scale), y: Math.round(point.y / scale) };
+          return webElementAt(driver, css, async (reference: Record<string, string>) => driver.$(reference as never));
         },
         async tap(point: Point) {
           await touchTap(driver, Math.round(point.x / scale), Math.round(point.y / scale));

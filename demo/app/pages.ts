@@ -4,8 +4,12 @@
  * values derived from `seed` (balance, dates, order number, status-bar clock) vary.
  */
 
-/** Screens of the demo shop. */
-export const SCREENS = ["cart", "checkout", "confirmation"] as const;
+/**
+ * Screens of the demo shop. `promo` is a small form of its own (a "Promo code" field and an
+ * Apply button that shows what was applied), for `find` (tests/plugin/find.test.ts); the other
+ * screens' pixels, which the committed baselines hold, do not change with it.
+ */
+export const SCREENS = ["cart", "checkout", "confirmation", "promo"] as const;
 export type Screen = (typeof SCREENS)[number];
 
 /**
@@ -114,9 +118,19 @@ export const TAP_LOG = `document.addEventListener("click", function (e) {
 
 export function renderPage(screen: Screen, options: PageOptions, css: string): string {
   const query = pageQuery(options);
-  const body =
-    screen === "cart" ? cart(options, query) : screen === "checkout" ? checkout(query) : confirmation(options, query);
-  const titles: Record<Screen, string> = { cart: "Your cart", checkout: "Order summary", confirmation: "Thank you" };
+  const bodies: Record<Screen, () => string> = {
+    cart: () => cart(options, query),
+    checkout: () => checkout(query),
+    confirmation: () => confirmation(options, query),
+    promo: () => promo(query),
+  };
+  const body = bodies[screen]();
+  const titles: Record<Screen, string> = {
+    cart: "Your cart",
+    checkout: "Order summary",
+    confirmation: "Thank you",
+    promo: "Discounts",
+  };
   const shown = options.loading ? withLoadingView(body, options.loading) : body;
   return `<!doctype html>
 <html lang="en">
@@ -257,6 +271,19 @@ function confirmation({ seed }: PageOptions, query: string): string {
 <p>A confirmation is on its way to your inbox.</p>
 <div class="order" data-testid="order-number">Order ${orderNumber} · placed ${date}</div>
 <a class="button secondary" href="/cart?${query}" data-testid="continue-button" role="button">Continue shopping</a>
+</main>
+`;
+}
+
+/** A form: a "Promo code" field and an Apply button; Apply shows the code typed in `promo-result`. */
+function promo(query: string): string {
+  return `${appBar("Discounts", `/cart?${query}`)}<main>
+<div class="card promo-form" data-testid="promo-form">
+<label class="field-label" for="promo-input">Have a code?</label>
+<input class="field" id="promo-input" name="promo" data-testid="promo-input" placeholder="Promo code" autocomplete="off">
+</div>
+<button class="button" type="button" data-testid="apply-button" onclick="document.querySelector('[data-testid=promo-result]').textContent = 'Applied: ' + document.getElementById('promo-input').value">Apply</button>
+<p class="promo-result" data-testid="promo-result"></p>
 </main>
 `;
 }

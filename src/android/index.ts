@@ -10,7 +10,7 @@
 import type { Browser, ChainablePromiseElement } from "webdriverio";
 import { registerDefaultChannel } from "../core/config/config.js";
 import { createPlatformApi, type Matchers } from "../core/engine/engine.js";
-import type { TapOptions, TapResult } from "../core/engine/options.js";
+import type { FindOptions, PointElement, TapOptions, TapResult } from "../core/engine/options.js";
 import { envDefaultChannel } from "../providers/env.js";
 import { androidAdapter } from "./adapter.js";
 
@@ -31,7 +31,25 @@ export const tap: (driver: Browser, prompt: string, options?: TapOptions) => Pro
  */
 export const expect: (subject: Browser | WebdriverIO.Element | ChainablePromiseElement) => Matchers = api.expect;
 
+/**
+ * The element the description names, as a WebdriverIO element of this session (docs/api.md
+ * "Finding elements"): located by the model once per device model and OS and stored under
+ * `_ai_/locators/`, then found again without a model. It answers the element under the stored
+ * point; where there is none (a canvas, a game), a `PointElement` whose `click` taps the point.
+ * The call's outcome and model calls are in its log line, as for every call.
+ */
+export async function find(
+  driver: Browser,
+  description: string,
+  options?: FindOptions,
+): Promise<WebdriverIO.Element | PointElement> {
+  return (await api.find(driver, description, options)).element as WebdriverIO.Element | PointElement;
+}
+
 export type {
+  FindOptions,
+  FindResult,
+  PointElement,
   TapOptions,
   TapResult,
   HealRungs,

@@ -4,6 +4,7 @@ import { DeviceError } from "../core/ground/errors.js";
 import { contains, type Point, type Rect } from "../core/ground/geometry.js";
 import { performSwipe, performTap, toTapUnits } from "./actions.js";
 import { elementDriver, elementMatches, elementRects } from "./element-rects.js";
+import { nativeElementAt } from "./element-at.js";
 import { takePng } from "./readings.js";
 import {
   assertAppiumSession,
@@ -79,6 +80,10 @@ export function appiumAdapter(
                   throw new DeviceError("elementMatches before describe: the engine describes a session first.");
                 await assertNativeContext(driver, need);
                 return elementMatches(driver, target, { scale: last.device.scale });
+              },
+              async elementAt({ selectors }) {
+                await assertNativeContext(driver, need);
+                return nativeElementAt(driver, await selectors());
               },
             }
           : {}),

@@ -1,4 +1,4 @@
-/** `tapshot list`: stored taps and baselines per platform and device, with age, last heal and last use. */
+/** `tapshot list`: stored taps, locators and baselines per platform and device, with age, last heal and last use. */
 import { printJson, printLines, age, clip, table } from "./format.js";
 import { allEntries, type StoreEntry, type StoreModel } from "./model.js";
 import { entryJson, matchesFilter, type EntryFilter } from "./select.js";
@@ -23,8 +23,11 @@ export function runList(model: StoreModel, options: ListOptions): number {
   const count = (kind: StoreEntry["kind"]) => entries.filter((e) => e.kind === kind).length;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const judgments = count("judgment");
+  // Locators (`find`) are tap records of their own kind, listed with the taps (src/cli/model.ts).
+  const locators = entries.filter((e) => e.record.kind === "locator").length;
   const lines = [
-    `${model.root}: ${plural(count("tap"), "tap")}, ${plural(count("baseline"), "baseline")}` +
+    `${model.root}: ${plural(count("tap") - locators, "tap")}, ${plural(count("baseline"), "baseline")}` +
+      (locators ? `, ${plural(locators, "locator")}` : "") +
       (judgments ? `, ${plural(judgments, "judgment")}` : "") +
       (model.invalid.length ? `, ${model.invalid.length} invalid` : ""),
   ];
@@ -37,7 +40,7 @@ export function runList(model: StoreModel, options: ListOptions): number {
     const rows = members
       .sort((a, b) => a.kind.localeCompare(b.kind) || a.subject.localeCompare(b.subject))
       .map((e) => [
-        e.kind,
+        e.record.kind,
         clip(e.subject),
         age(e.record.createdAt),
         e.healedAt ? age(e.healedAt) : "-",

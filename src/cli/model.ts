@@ -112,12 +112,13 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
     const parts = key.split("/");
     const invalid = (problem: string) => model.invalid.push({ key: `${key}.json`, file: file(`${key}.json`), problem });
     const platform = PlatformSchema.safeParse(parts[1]);
-    const isTap = parts[0] === "taps" && parts.length === 4;
+    // A locator (`find`) is a tap record of its own kind and folder: listed, shown and reviewed as taps are.
+    const isTap = (parts[0] === "taps" || parts[0] === "locators") && parts.length === 4;
     const isBaseline = parts[0] === "screenshots" && parts.length === 4;
     const isJudgment = parts[0] === "judgments" && parts.length === 4;
     if ((!isTap && !isBaseline && !isJudgment) || !platform.success) {
       invalid(
-        "not where a record belongs: use taps/<platform>/<device>/<prompt>.json, " +
+        "not where a record belongs: use taps/<platform>/<device>/<prompt>.json, locators/<platform>/<device>/<description>.json, " +
           "screenshots/<platform>/<name>/<device>.json or judgments/<platform>/<device>/<statement>.json",
       );
       continue;
@@ -136,7 +137,7 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
     if (!stored) continue; // removed while listing
     const record = stored.record;
     const device = isBaseline ? parts[3]! : parts[2]!;
-    const subject = record.kind === "tap" ? record.prompt : record.kind === "judgment" ? record.statement : record.name;
+    const subject = "crop" in record ? record.prompt : record.kind === "judgment" ? record.statement : record.name;
     const modifiedAt = (await store.modifiedAt(`${key}.json`)) ?? new Date(record.storedAt);
     const hasPrevious = record.previous !== undefined && keys.includes(`${key}.previous.png`);
     const base = {
@@ -150,10 +151,10 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
         ...(hasPrevious ? { previousImage: file(`${key}.previous.png`) } : {}),
       },
       modifiedAt,
-      lastUsed: lastUsed(calls, { key, kind: record.kind, device, subject, modifiedAt }),
+      lastUsed: lastUsed(calls, { key, kind: "crop" in record ? "tap" : record.kind, device, subject, modifiedAt }),
       ...(record.previous ? { healedAt: record.storedAt } : {}),
     };
-    if (record.kind === "tap") model.taps.push({ ...base, kind: "tap", record });
+    if ("crop" in record) model.taps.push({ ...base, kind: "tap", record });
     else if (record.kind === "judgment") model.judgments.push({ ...base, kind: "judgment", record });
     else model.baselines.push({ ...base, kind: "baseline", record });
   }

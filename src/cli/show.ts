@@ -51,7 +51,8 @@ function describe(entry: StoreEntry): string[] {
       `${entry.device} (${d.platform} ${d.model} ${d.osVersion}, ${d.screen.width}x${d.screen.height} @${d.scale}, ${d.orientation})`,
     ),
   ];
-  if (r.kind === "tap") {
+  // Taps and locators (their record kinds) have a crop.
+  if ("crop" in r) {
     lines.push(field("verify", r.verify ?? "-"));
     lines.push(field("point", `(${r.point.x}, ${r.point.y})`));
     lines.push(field("box", rect(r.box)));

@@ -19,6 +19,7 @@ import {
   text,
   tidyScale,
   toTapUnits,
+  webElementAt,
   type AppiumSession,
   type RectUnits,
 } from "../appium/index.js";
@@ -107,6 +108,11 @@ export function chromiumAdapter(platform: Platform): DeviceAdapter {
         async elementMatches(target) {
           if (!bounds) throw new DeviceError("elementMatches before describe: the engine describes a session first.");
           return elementMatches(session, target, await rectUnits(session, scale));
+        },
+        // find's element: the one at the point in the page (an element reference, as the plugin answers it).
+        async elementAt({ point }) {
+          if (!bounds) throw new DeviceError("elementAt before describe: the engine describes a session first.");
+          return webElementAt(session, toTapUnits(point, scale, bounds), async (reference) => reference);
         },
         async tap(point: Point) {
           if (!bounds) throw new DeviceError("tap before describe: the engine describes a session before it taps.");

@@ -1,6 +1,7 @@
 /*
  * The Appium 3 server plugin `tapshot`: the execute methods `tapshot: tap`,
- * `tapshot: matchScreenshot` and `tapshot: satisfy` for every W3C client (docs/plugin.md).
+ * `tapshot: matchScreenshot` and `tapshot: satisfy` for every W3C client (docs/plugin.md), and the
+ * `-tapshot` locator strategy of find element(s) (src/plugin/find-element.ts).
  *
  * Appium builds one instance per session (`new Plugin(name, cliArgs, driverId)`) and, for a
  * command the plugin has a method of, calls it with `(next, driver, ...commandArgs)`: `next` is
@@ -19,7 +20,14 @@ import { InputError } from "../core/ground/errors.js";
 import { apiFor } from "./adapters.js";
 import { sessionOf, type AppiumDriver } from "./driver-session.js";
 import { applyPluginArgs, type PluginArgs } from "./settings.js";
-import { toW3CError } from "./w3c-error.js";
+import { toFindW3CError, toW3CError } from "./w3c-error.js";
+import {
+  findByDescription,
+  forgetPointElements,
+  pointElementCommand,
+  pointElementOf,
+  TAPSHOT_STRATEGY,
+} from "./find-element.js";
 import { commandKey, ResentCommands } from "./resent-commands.js";
 import { PLUGIN_BASE } from "./plugin-base.js";
 
@@ -90,13 +98,14 @@ const resent = new ResentCommands();
 function endSession(sessionId: unknown, why: string): void {
   if (typeof sessionId !== "string") return;
   resent.forget(sessionId);
+  forgetPointElements(sessionId);
   endings.get(sessionId)?.abort(new Error(why));
   endings.delete(sessionId);
 }
 
 /** The tapshot plugin; Appium finds it by package.json's `appium.mainClass`. */
 export class TapshotPlugin extends PLUGIN_BASE.base {
-  /** No routes of its own: the plugin adds execute methods only. */
+  /** No routes of its own: the plugin adds execute methods and a locator strategy only. */
   static newMethodMap = {};
   /** The execute methods, as Appium lists them (its `executeMethodMap` shape). */
   static executeMethodMap = {
@@ -130,6 +139,77 @@ export class TapshotPlugin extends PLUGIN_BASE.base {
       return script === TAP_SCRIPT
         ? await tap(api, session, params, signal)
         : await match(api, session, params, signal);
+    } catch (error) {
+      throw toW3CError(error);
+    }
+  }
+
+  /**
+   * W3C Find Element: the `-tapshot` strategy here (docs/plugin.md "Finding elements"), every other
+   * strategy to the driver. Appium hands a plugin the command even when the driver proxies it
+   * (base-driver's protocol layer collects the proxied answer for `next` instead).
+   */
+  async findElement(next: Next, driver: AppiumDriver, strategy: unknown, selector: unknown): Promise<unknown> {
+    if (strategy !== TAPSHOT_STRATEGY) return next();
+    const answer = await this.findOnce(driver, selector);
+    if ("missing" in answer) throw answer.missing;
+    return answer.found;
+  }
+
+  /** W3C Find Elements: the one `-tapshot` element, or none when it is missing. */
+  async findElements(next: Next, driver: AppiumDriver, strategy: unknown, selector: unknown): Promise<unknown> {
+    if (strategy !== TAPSHOT_STRATEGY) return next();
+    const answer = await this.findOnce(driver, selector);
+    return "missing" in answer ? [] : [answer.found];
+  }
+
+  /**
+   * A find whose failure a client's re-sent copy gets without a second run (resent-commands.ts),
+   * except a missing element: a client's wait sends the same find again on purpose, to look again.
+   */
+  private findOnce(driver: AppiumDriver, selector: unknown): Promise<{ found: unknown } | { missing: unknown }> {
+    return resent.run(driver?.sessionId ?? "", commandKey(`find ${TAPSHOT_STRATEGY}`, selector), async () => {
+      try {
+        return { found: await this.find(driver, selector) };
+      } catch (error) {
+        if ((error as { error?: unknown }).error === "no such element") return { missing: error };
+        throw error;
+      }
+    });
+  }
+
+  private async find(driver: AppiumDriver, selector: unknown): Promise<unknown> {
+    try {
+      applyPluginArgs(this.cliArgs);
+      const session = sessionOf(driver);
+      const api = apiFor(session.capabilities as Record<string, unknown>);
+      const signal = endingOf(session.sessionId);
+      return await findByDescription({ api, session, description: selector, signal });
+    } catch (error) {
+      throw toFindW3CError(error);
+    }
+  }
+
+  /** W3C Element Click: a `-tapshot` point element's click taps its point; every other element's goes to the driver. */
+  async click(next: Next, driver: AppiumDriver, elementId: unknown): Promise<unknown> {
+    return this.onPointElement(next, driver, elementId, "click");
+  }
+
+  /** W3C Get Element Rect of a point element: the point; others go to the driver. */
+  async getElementRect(next: Next, driver: AppiumDriver, elementId: unknown): Promise<unknown> {
+    return this.onPointElement(next, driver, elementId, "getElementRect");
+  }
+
+  /** Is Element Displayed of a point element: true; others go to the driver. */
+  async elementDisplayed(next: Next, driver: AppiumDriver, elementId: unknown): Promise<unknown> {
+    return this.onPointElement(next, driver, elementId, "elementDisplayed");
+  }
+
+  private async onPointElement(next: Next, driver: AppiumDriver, elementId: unknown, command: string) {
+    const element = pointElementOf(driver?.sessionId ?? "", elementId);
+    if (!element) return next();
+    try {
+      return await pointElementCommand(element, command);
     } catch (error) {
       throw toW3CError(error);
     }

@@ -33,10 +33,10 @@ export class TapshotW3CError extends Error {
   /** tapshot's code and the failure's artifacts (W3C's optional error data; Appium 3 does not send it). */
   readonly data: { code: TapshotErrorCode; artifacts: string[] };
 
-  constructor(cause: TapshotError) {
+  constructor(cause: TapshotError, sentAs?: [error: string, status: number]) {
     super(cause.message, { cause });
     this.name = "TapshotW3CError";
-    const [error, status] = W3C_ERRORS[cause.code] ?? UNKNOWN;
+    const [error, status] = sentAs ?? W3C_ERRORS[cause.code] ?? UNKNOWN;
     this.error = error;
     this.w3cStatus = status;
     this.data = { code: cause.code, artifacts: [...cause.artifacts] };
@@ -48,4 +48,19 @@ export class TapshotW3CError extends Error {
 /** The error to throw to Appium for what a tapshot call threw: tapshot's own as W3C errors, others as they are. */
 export function toW3CError(error: unknown): unknown {
   return error instanceof TapshotError ? new TapshotW3CError(error) : error;
+}
+
+/**
+ * The codes of an element that is not there: the model found none, or the stored one never
+ * appeared. Answering a find-element command, they are W3C "no such element" (404), which every
+ * client raises as its NoSuchElement exception and waits on; other failures keep their mapping.
+ */
+const MISSING_ELEMENT: TapshotErrorCode[] = ["not-found", "replay-mismatch"];
+
+/** {@link toW3CError} for a find-element command (the `-tapshot` strategy). */
+export function toFindW3CError(error: unknown): unknown {
+  if (error instanceof TapshotError && MISSING_ELEMENT.includes(error.code)) {
+    return new TapshotW3CError(error, ["no such element", 404]);
+  }
+  return toW3CError(error);
 }

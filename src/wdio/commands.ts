@@ -1,11 +1,14 @@
 /**
- * `browser.aiTap` and `browser.aiMatchScreenshot`: tapshot's calls as WebdriverIO commands, so a test
+ * `browser.aiTap`, `browser.aiFind` and `browser.aiMatchScreenshot`: tapshot's calls as WebdriverIO commands, so a test
  * never passes the driver. The service adds them to every session; a standalone `remote()` session
  * gets them from {@link addAiCommands}. On a multiremote browser each instance gets them, and the
  * browser's own commands run them on every instance.
  */
 import type { PlatformApi } from "../core/engine/engine.js";
 import type {
+  FindOptions,
+  FindResult,
+  PointElement,
   SatisfyOptions,
   SatisfyResult,
   ScreenshotOptions,
@@ -18,6 +21,7 @@ import { adapterFor, platformApiOf, type AdapterChoice } from "./platform-api.js
 /** One finished command, for reporters (heals become an Allure warning step). */
 export type CommandResult =
   | { api: "tap"; subject: string; result: TapResult }
+  | { api: "find"; subject: string; result: FindResult }
   | { api: "toMatchScreenshot"; subject: string; result: ScreenshotResult }
   | { api: "toSatisfy"; subject: string; result: SatisfyResult };
 
@@ -72,6 +76,13 @@ export function addAiCommands(
     await options.onResult?.({ api: "tap", subject: prompt, result });
     return result;
   };
+  // WebdriverIO's custom locators (addLocatorStrategy, custom$) run a script in the page, which a
+  // native session has not: the element is found here, in the test's process, and handed back.
+  const find = async (driver: WebdriverIO.Browser, description: string, findOptions?: FindOptions) => {
+    const result = await apiOf(driver).find(driver, description, findOptions);
+    await options.onResult?.({ api: "find", subject: description, result });
+    return result.element as WebdriverIO.Element | PointElement;
+  };
   const matchScreenshot = async (
     driver: WebdriverIO.Browser,
     name: string,
@@ -95,6 +106,9 @@ export function addAiCommands(
     browser.addCommand("aiTap", function (this: WebdriverIO.Browser, prompt: string, tapOptions?: TapOptions) {
       return tap(this, prompt, tapOptions);
     });
+    browser.addCommand("aiFind", function (this: WebdriverIO.Browser, description: string, findOptions?: FindOptions) {
+      return find(this, description, findOptions);
+    });
     browser.addCommand("aiMatchScreenshot", function (this: WebdriverIO.Browser, ...args: MatchArgs) {
       return matchScreenshot(this, ...args);
     });
@@ -113,6 +127,8 @@ export function addAiCommands(
   for (const instance of instances) addAiCommands(instance, options);
   Object.assign(browser, {
     aiTap: (prompt: string, tapOptions?: TapOptions) => Promise.all(instances.map((i) => tap(i, prompt, tapOptions))),
+    aiFind: (description: string, findOptions?: FindOptions) =>
+      Promise.all(instances.map((i) => find(i, description, findOptions))),
     aiMatchScreenshot: (...args: MatchArgs) => Promise.all(instances.map((i) => matchScreenshot(i, ...args))),
     aiSatisfy: (statement: string, satisfyOptions?: AiSatisfyOptions) =>
       Promise.all(instances.map((i) => satisfy(i, statement, satisfyOptions))),

@@ -4,6 +4,8 @@
  * `expect(browser).toMatchAiScreenshot` type-check in test files.
  */
 import type {
+  FindOptions,
+  PointElement,
   SatisfyOptions,
   SatisfyResult,
   ScreenshotOptions,
@@ -35,6 +37,11 @@ export interface AiSatisfyMatcher<R> {
 export interface AiCommands {
   /** tapshot's `tap` on this session: see docs/api.md. */
   aiTap(prompt: string, options?: TapOptions): Promise<TapResult>;
+  /**
+   * tapshot's `find` on this session (docs/api.md "Finding elements"): the element the description
+   * names, as a WebdriverIO element, or a `PointElement` where no element is under the stored point.
+   */
+  aiFind(description: string, options?: FindOptions): Promise<WebdriverIO.Element | PointElement>;
   /** tapshot's `toMatchScreenshot` on this session; throws on a mismatch (see docs/api.md). */
   aiMatchScreenshot(name: string, prompt: string, options?: ScreenshotOptions): Promise<ScreenshotResult>;
   /** tapshot's `toSatisfy` on this session's screen, or on `element` / `selector`; throws when it fails. */
@@ -44,6 +51,7 @@ export interface AiCommands {
 /** The same commands on a multiremote browser: run on every instance, one result per instance. */
 export interface MultiRemoteAiCommands {
   aiTap(prompt: string, options?: TapOptions): Promise<TapResult[]>;
+  aiFind(description: string, options?: FindOptions): Promise<(WebdriverIO.Element | PointElement)[]>;
   aiMatchScreenshot(name: string, prompt: string, options?: ScreenshotOptions): Promise<ScreenshotResult[]>;
   aiSatisfy(statement: string, options?: AiSatisfyOptions): Promise<SatisfyResult[]>;
 }

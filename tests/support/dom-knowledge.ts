@@ -12,6 +12,9 @@ const TARGETS: [RegExp, string][] = [
   [/place order/i, "place-order-button"],
   [/continue shopping/i, "continue-button"],
   [/gift card/i, "offer-5"],
+  // The promo screen's form (find, tests/wdio/ai-find.test.ts).
+  [/promo code/i, "promo-input"],
+  [/\bapply\b/i, "apply-button"],
   // A scroll tap's region (scroll.within as a prompt): located, never tapped.
   [/strip of offers/i, "offer-strip"],
 ];

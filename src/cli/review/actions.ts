@@ -92,7 +92,7 @@ export async function revertValue(store: Store, key: string, by: ReviewBy, seen?
     const { previous, ...current } = record;
     // The value is the previous one alone: an optional field only the heal set (a tap's element, a
     // baseline's prompt masks) is not kept. A baseline's tree and named changes are of the healed screen.
-    const valueFields = Object.keys(record.kind === "tap" ? TapValueSchema.shape : BaselineValueSchema.shape);
+    const valueFields = Object.keys("crop" in record ? TapValueSchema.shape : BaselineValueSchema.shape);
     const kept = Object.entries(current).filter(([f]) => !valueFields.includes(f) && f !== "tree" && f !== "changed");
     const restored = {
       ...Object.fromEntries(kept),
@@ -100,7 +100,7 @@ export async function revertValue(store: Store, key: string, by: ReviewBy, seen?
       format: FORMAT,
       rejected: [...(record.rejected ?? []), await rejectionOf(record, stored.image, by)],
     };
-    const schema = record.kind === "tap" ? TapRecordSchema : BaselineRecordSchema;
+    const schema = "crop" in record ? TapRecordSchema : BaselineRecordSchema;
     return { key, action: "reverted", files: await restorePrevious(store, key, schema.parse(restored), previousImage) };
   });
 }

@@ -84,7 +84,7 @@ function baselineFigures(
 function valueCard({ entry, change }: PendingValue, src: (file: string) => string, fingerprint?: string): string {
   const r = entry.record;
   const figures =
-    r.kind === "tap"
+    "crop" in r
       ? tapFigures(r, change, src, entry.subject)
       : r.kind === "judgment"
         ? `<div class="figures">${figure("judged", image(src("png"), "what was judged"), r.shot.width === r.device.screen.width ? "baseline" : "tap")}</div>`
@@ -93,7 +93,7 @@ function valueCard({ entry, change }: PendingValue, src: (file: string) => strin
   return `<article class="card value ${change === "heal" ? "heal" : ""}" tabindex="-1" data-testid="value" data-key="${esc(entry.key)}" data-seen="${esc(r.imageSha256)}" data-device="${esc(entry.device)}"${fingerprint ? ` data-fingerprint="${esc(fingerprint)}"` : ""}>
   <h4>${esc(entry.platform)} · <span class="mono">${esc(entry.device)}</span> · <span class="badge ${what === "new" ? "stored" : "healed"}">${what}</span> <span class="state" data-testid="state"></span></h4>
   ${figures}
-  ${r.kind === "judgment" ? `<div class="meta" data-testid="prompt">statement: ${esc(r.statement)} · P(true) ${r.probability} · evidence <span class="mono">${esc(r.evidenceHash.slice(0, 12))}</span></div><pre class="meta" data-testid="evidence">${esc(r.evidence)}</pre>` : `<div class="meta" data-testid="prompt">${r.kind === "tap" ? "prompt" : "judged against"}: ${esc(r.prompt)}${r.kind === "tap" && r.verify ? ` · verify: ${esc(r.verify)}` : ""}</div>`}
+  ${r.kind === "judgment" ? `<div class="meta" data-testid="prompt">statement: ${esc(r.statement)} · P(true) ${r.probability} · evidence <span class="mono">${esc(r.evidenceHash.slice(0, 12))}</span></div><pre class="meta" data-testid="evidence">${esc(r.evidence)}</pre>` : `<div class="meta" data-testid="prompt">${r.kind === "baseline" ? "judged against" : r.kind === "locator" ? "locator" : "prompt"}: ${esc(r.prompt)}${r.kind === "tap" && r.verify ? ` · verify: ${esc(r.verify)}` : ""}</div>`}
   ${r.kind === "baseline" && (r.varying.length || r.promptMasks?.length) ? `<div class="meta" data-testid="boxes">${r.varying.length} varying box${r.varying.length === 1 ? "" : "es"} (blue) ignored${r.promptMasks?.length ? `; masked by prompt (orange): ${esc(r.promptMasks.map((m) => m.prompt).join(", "))}` : ""}</div>` : ""}
   ${r.kind === "baseline" && r.changed ? `<div class="meta" data-testid="what-changed">what changed: ${esc(r.changed)}</div>` : ""}
   ${fingerprint ? `<div class="meta">change <span class="mono">${esc(fingerprint)}</span></div>` : ""}

@@ -137,6 +137,24 @@ export interface DeviceSession {
    * gone). Needed by `toSatisfy` on an element or selector, which refuses several matches.
    */
   elementMatches?(target: ElementTarget): Promise<Rect[]>;
+  /**
+   * Optional: the driver's own element at a point `find` located (in screenshot pixels of the
+   * screen last described), as the driver's client holds elements (a WebdriverIO element, a W3C
+   * reference), or `null` when no element but a container is there. A native session finds the
+   * first of `selectors()` (the page source's node under the point)
+   * that its driver finds exactly once; a web session asks `document.elementFromPoint` (docs/api.md
+   * "Finding elements"). Without it,
+   * `find` answers the point alone.
+   */
+  elementAt?(at: ElementAt): Promise<object | null>;
+}
+
+/** What {@link DeviceSession.elementAt} is asked for. */
+export interface ElementAt {
+  /** In screenshot pixels. */
+  point: Point;
+  /** The selectors of the page source's node under the point, read only when called (web sessions need none). */
+  selectors(): Promise<string[]>;
 }
 
 /** A scroll the driver performs itself: of `area` (screenshot pixels), by `share` of its height. */

@@ -51,6 +51,14 @@ export interface PageNode extends A11yElement {
   states: Record<string, string>;
   /** A text field (EditText, XCUIElementTypeTextField...): its text or value is what the user typed. */
   editable: boolean;
+  /** The XML tag (the class on UiAutomator2 and Espresso, the type on XCUITest). */
+  tag: string;
+  /**
+   * The element's precise XPath in the page source, one `tag[n]` step per level from the root
+   * (`n` counts the siblings of that tag, hidden ones too, as the driver's XPath does):
+   * src/core/device/node-locator.ts finds an element without a unique id by it.
+   */
+  path: string;
 }
 
 /** The states kept per platform: UiAutomator2 serves all four; XCUITest serves `enabled` and `selected`. */
@@ -77,27 +85,31 @@ export async function parsePageNodes(xml: string, device: PageSourceDevice): Pro
   });
   const tree = parser.parse(xml, true) as Ordered[];
   const nodes: PageNode[] = [];
-  const walk = (children: Ordered[], depth: number) => {
+  const walk = (children: Ordered[], depth: number, parentPath: string) => {
+    const seen = new Map<string, number>();
     for (const node of children) {
       const tag = Object.keys(node).find((k) => k !== ":@");
       if (!tag || tag.startsWith("?") || tag === "#text") continue;
+      const index = (seen.get(tag) ?? 0) + 1;
+      seen.set(tag, index);
+      const path = `${parentPath}/${tag}[${index}]`;
       const attrs = node[":@"] ?? {};
       // Each element's own flag decides: the drivers compute it per element, ancestors included.
       if (HIDDEN[platform].every((flag) => attrs[flag] !== "false")) {
         const full = platform === "android" ? androidBounds(attrs) : iosBounds(attrs, scale);
         const bounds = full && visiblePart(full, screen);
-        if (bounds) nodes.push(pageNode(attrs, tag, platform, { bounds, depth }));
+        if (bounds) nodes.push(pageNode(attrs, { tag, path }, platform, { bounds, depth }));
       }
-      walk(node[tag] as Ordered[], depth + 1);
+      walk(node[tag] as Ordered[], depth + 1, path);
     }
   };
-  walk(tree, 0);
+  walk(tree, 0, "");
   return nodes;
 }
 
 function pageNode(
   attrs: Record<string, string>,
-  tag: string,
+  { tag, path }: { tag: string; path: string },
   platform: Platform,
   at: { bounds: Rect; depth: number },
 ): PageNode {
@@ -106,7 +118,7 @@ function pageNode(
   for (const name of STATE_ATTRIBUTES[platform]) if (attrs[name] !== undefined) states[name] = attrs[name];
   const cls = attributes[CLASS_ATTRIBUTES[platform]] ?? "";
   const editable = EDITABLE[platform].test(cls) || attrs.password === "true";
-  return { attributes, bounds: at.bounds, depth: at.depth, states, editable };
+  return { attributes, bounds: at.bounds, depth: at.depth, states, editable, tag, path };
 }
 
 function stableAttributes(attrs: Record<string, string>, tag: string, platform: Platform): Record<string, string> {

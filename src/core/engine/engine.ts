@@ -11,13 +11,17 @@ import type { DeviceAdapter } from "../device/description.js";
 import type { Done } from "../run/lifecycle.js";
 import { OpenedDevice } from "../run/opened-device.js";
 import {
+  checkFindInput,
   checkTapInput,
+  type FindOptions,
+  type FindResult,
   type ScreenshotOptions,
   type ScreenshotResult,
   type TapOptions,
   type TapResult,
 } from "./options.js";
 import { runTap, tapKeyOf } from "../flows/tap/tap-kind.js";
+import { findKeyOf, runFind, type FindDone } from "../flows/find/find.js";
 import { baselineKeyOf, runScreenshot } from "../flows/screenshot/baseline-kind.js";
 import { checkScreenshotInput } from "../flows/screenshot/input.js";
 import { InputError } from "../ground/errors.js";
@@ -52,6 +56,11 @@ export interface Matchers extends ScreenshotMatchers, SatisfyMatchers {
 export interface PlatformApi {
   /** Tap the element `prompt` describes; see `tapshot/android`'s `tap`. */
   tap(driver: unknown, prompt: string, options?: TapOptions): Promise<TapResult>;
+  /**
+   * The element `description` names, as the driver's own element (docs/api.md "Finding elements"):
+   * located once per device model and OS, stored as a locator, replayed without a model.
+   */
+  find(driver: unknown, description: string, options?: FindOptions): Promise<FindResult>;
   /** Assertions on this driver's screen, or on an element (a WebdriverIO element) for `toSatisfy`. */
   expect(subject: unknown): Matchers;
 }
@@ -64,7 +73,7 @@ interface Flow<R> {
 
 /** One public call: which API, about what, on which driver, within which budget, running which flow. */
 interface FlowCall<R> {
-  api: "tap" | "toMatchScreenshot" | "toSatisfy";
+  api: "tap" | "find" | "toMatchScreenshot" | "toSatisfy";
   /** The prompt or baseline name, for the log. */
   subject: string;
   driver: unknown;
@@ -130,6 +139,21 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
         flow: { keyOf: (call) => tapKeyOf(call, params), run: (call, key) => runTap(call, key, params) },
       });
       return result as TapResult;
+    },
+
+    async find(driver, description, options) {
+      const { params, timeout, signal } = checkFindInput(description, options);
+      const result = await run<FindDone>({
+        api: "find",
+        subject: params.prompt,
+        driver,
+        budget: { timeout, signal },
+        flow: { keyOf: (call) => findKeyOf(call, params), run: (call, key) => runFind(call, key, params) },
+      });
+      const { outcome, aiCalls, point, element } = result;
+      const opened = open(driver);
+      const pointElement = { pointOnly: true as const, point, click: () => opened.tap(point) };
+      return { outcome: outcome as FindResult["outcome"], aiCalls, point, element: element ?? pointElement };
     },
 
     expect(subject) {

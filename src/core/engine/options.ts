@@ -10,6 +10,7 @@ import {
 } from "../ground/checks.js";
 import { checkScroll, type ScrollOptions } from "../flows/tap/scroll/options.js";
 import type { TapParams } from "../flows/tap/tap-params.js";
+import type { FindParams } from "../flows/find/find.js";
 import { checkSettle, DEFAULT_SETTLE } from "../run/settle.js";
 import type { MaskEntry } from "../flows/screenshot/mask-entries.js";
 import type { FullPageOptions } from "../flows/screenshot/page-options.js";
@@ -141,6 +142,47 @@ export interface ScreenshotResult {
   aiCalls: number;
   /** Pixels that differed from the baseline outside the masks (0 when newly stored; before the heal when healed). */
   diffPixels: number;
+}
+
+/** Options of `find`: a tap's, without `verify` or `scroll` (docs/api.md "Finding elements"). */
+export type FindOptions = Pick<TapOptions, "autoHeal" | "heal" | "transfer" | "timeout" | "settle" | "signal">;
+
+/**
+ * The element `find` answers where no element but a container is under the stored point (a
+ * canvas, a game, a Flutter view without semantics): its `click` taps the stored point.
+ */
+export interface PointElement {
+  readonly pointOnly: true;
+  /** The stored point, in screenshot pixels. */
+  readonly point: Point;
+  /** Tap the point. */
+  click(): Promise<void>;
+}
+
+/** What `find` did, and the element. */
+export interface FindResult<E = object> {
+  /** As `tap`'s: `learned`, `replayed` or `healed` (`updated` in mode update). */
+  outcome: TapResult["outcome"];
+  aiCalls: number;
+  /** The stored point, in screenshot pixels. */
+  point: Point;
+  /** The driver's own element at the point, or a {@link PointElement} when there is none. */
+  element: E | PointElement;
+}
+
+const FIND_OPTIONS = ["autoHeal", "heal", "transfer", "timeout", "signal", "settle"];
+
+/** `find`'s description and options, checked. */
+export function checkFindInput(description: unknown, options: unknown) {
+  const opts = checkKnownOptions(options, FIND_OPTIONS, "find");
+  const params: FindParams = {
+    prompt: checkText(description, "find's description", '"the promo code field"'),
+    autoHeal: checkBoolean(opts.autoHeal, "autoHeal"),
+    heal: checkHealRungs(opts.heal),
+    transfer: opts.transfer === undefined ? true : checkBoolean(opts.transfer, "transfer"),
+    settle: checkSettle(opts.settle, DEFAULT_SETTLE.tap),
+  };
+  return { params, timeout: checkTimeout(opts.timeout), signal: checkSignal(opts.signal) };
 }
 
 const TAP_OPTIONS = ["verify", "autoHeal", "heal", "transfer", "timeout", "signal", "scroll", "settle"];

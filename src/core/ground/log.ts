@@ -28,11 +28,11 @@ export interface ModelCall {
   requests?: number;
 }
 
-/** One entry per `tap`, `toMatchScreenshot` or `toSatisfy` call. */
+/** One entry per `tap`, `find`, `toMatchScreenshot` or `toSatisfy` call. */
 export interface LogEntry {
   /** Which API made the call. */
-  api: "tap" | "toMatchScreenshot" | "toSatisfy";
-  /** The tap's prompt, or toSatisfy's statement (prefixed `not: ` under `.not`). */
+  api: "tap" | "find" | "toMatchScreenshot" | "toSatisfy";
+  /** The tap's prompt or find's description, or toSatisfy's statement (prefixed `not: ` under `.not`). */
   prompt?: string;
   /** The baseline name (screenshots only). */
   name?: string;
@@ -63,7 +63,7 @@ export const UPDATED_MESSAGE = "tapshot updated a stored value";
 
 /** `tap "..."`, `screenshot "..."` or `toSatisfy "..."`, for lines and reports. */
 export function subjectOf(entry: Pick<LogEntry, "api" | "prompt" | "name">): string {
-  if (entry.api === "tap") return `tap "${entry.prompt}"`;
+  if (entry.api === "tap" || entry.api === "find") return `${entry.api} "${entry.prompt}"`;
   return entry.api === "toSatisfy" ? `toSatisfy "${entry.prompt}"` : `screenshot "${entry.name}"`;
 }
 

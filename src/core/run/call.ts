@@ -19,7 +19,7 @@ import { claimAiCall } from "./budget.js";
 import { untilAborted, type Deadline } from "../ground/deadline.js";
 import { applyTarget, type DescribedDevice, type DeviceDescription } from "../device/description.js";
 import type { Point, Rect } from "../ground/geometry.js";
-import type { DriverScroll, ElementTarget, ScrollAnswer, Swipe } from "../device/description.js";
+import type { DriverScroll, ElementAt, ElementTarget, ScrollAnswer, Swipe } from "../device/description.js";
 import { imageSize } from "../pixels/image-decode.js";
 import { redact } from "../ground/secrets.js";
 import { TimeoutError } from "../ground/errors.js";
@@ -150,6 +150,20 @@ export class Call {
     return reading;
   }
 
+  /**
+   * The driver's own element at a point (`find`), ended by the call's deadline; `null` when the
+   * session finds none there or has no `elementAt` (noted).
+   */
+  async elementAt(at: ElementAt): Promise<object | null> {
+    this.deadline.throwIfAborted();
+    const elementAt = this.opened.elementAt;
+    if (!elementAt) {
+      this.note("find: this device session has no elementAt(); answering the point alone");
+      return null;
+    }
+    return untilAborted(elementAt(at), this.deadline.signal);
+  }
+
   /** Every element `target` matches now (toSatisfy), ended by the call's deadline. */
   async elementMatches(target: ElementTarget): Promise<Rect[]> {
     this.deadline.throwIfAborted();
@@ -241,8 +255,8 @@ export class Call {
   async report(role: Artifact["role"], data: Buffer, label: string = role): Promise<void> {
     const api = this.log.api;
     const subject =
-      api === "tap" || api === "toSatisfy"
-        ? `${api === "tap" ? "tap" : "satisfy"}-${slugify(this.subject, 40)}`
+      api === "tap" || api === "find" || api === "toSatisfy"
+        ? `${api === "toSatisfy" ? "satisfy" : api}-${slugify(this.subject, 40)}`
         : `screenshot-${this.subject}`;
     const artifact: Artifact = {
       name: redact(`${subject}__${this.deviceSlug}__${label}.png`),

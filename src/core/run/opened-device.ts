@@ -12,7 +12,7 @@ import type {
 } from "../device/description.js";
 import { DeviceError } from "../ground/errors.js";
 import type { Point, Rect } from "../ground/geometry.js";
-import type { Swipe } from "../device/description.js";
+import type { ElementAt, Swipe } from "../device/description.js";
 import { imageSize } from "../pixels/image-decode.js";
 import { pngStructureProblem } from "../pixels/png.js";
 import { UndecodableImageError } from "../pixels/image-input.js";
@@ -99,6 +99,12 @@ export class OpenedDevice {
       );
     }
     return this.session.elementMatches(target);
+  }
+
+  /** The session's element lookup at a point (`find`), or `undefined` when the session has none. */
+  get elementAt(): ((at: ElementAt) => Promise<object | null>) | undefined {
+    const session = this.session;
+    return session.elementAt ? (at) => session.elementAt!(at) : undefined;
   }
 
   /** The driver's own scroll with its answer, or `undefined` when the session has none. */

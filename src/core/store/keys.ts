@@ -81,7 +81,7 @@ export function deviceSlugs(
 /** `key` (a tap or baseline key) with its device slug replaced by `device`. */
 export function keyOnDevice(key: string, device: string): string {
   const parts = key.split("/");
-  // taps/<platform>/<device>/<file>, judgments/<platform>/<device>/<file>, screenshots/<platform>/<name>/<device>
+  // taps|locators/<platform>/<device>/<file>, judgments/<platform>/<device>/<file>, screenshots/<platform>/<name>/<device>
   parts[parts[0] === "screenshots" ? 3 : 2] = device;
   return parts.join("/");
 }
@@ -107,6 +107,14 @@ export function tapKey(
   scroll?: object,
 ): string {
   return `taps/${platform}/${device}/${slugify(prompt, 48)}-${promptHash(prompt, verify, scroll)}`;
+}
+
+/**
+ * Key (without extension) of a stored locator (`find`, docs/storage.md): a tap record of kind
+ * `locator`, keyed as a tap without verify or scroll is, in a folder of its own.
+ */
+export function locatorKey(platform: Platform, device: string, description: string): string {
+  return `locators/${platform}/${device}/${slugify(description, 48)}-${promptHash(description, undefined)}`;
 }
 
 /**

@@ -25,7 +25,7 @@ export function imageSizeOf(record: {
   shot?: Size;
   fullPage?: { height: number } | undefined;
 }): Size {
-  if (record.kind === "tap" && record.crop) return record.crop;
+  if ((record.kind === "tap" || record.kind === "locator") && record.crop) return record.crop;
   if (record.kind === "judgment" && record.shot) return record.shot;
   const { screen } = record.device;
   return record.fullPage ? { width: screen.width, height: record.fullPage.height } : screen;

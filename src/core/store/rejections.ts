@@ -44,8 +44,8 @@ export async function rejectionOf(
 ): Promise<Rejection> {
   const raw = await decode(image);
   return {
-    fingerprint: record.kind === "tap" ? tapFingerprint(raw) : baselineFingerprint(raw, record.device),
-    ...(record.kind === "tap" ? { crop: record.crop } : {}),
+    fingerprint: "crop" in record ? tapFingerprint(raw) : baselineFingerprint(raw, record.device),
+    ...("crop" in record ? { crop: record.crop } : {}),
     model: record.model,
     reason: record.reason,
     rejectedAt: by.at,

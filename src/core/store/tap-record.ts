@@ -88,7 +88,8 @@ export const TapValueSchema = z.object({
 export const TapRecordSchema = z
   .object({
     format: FormatSchema,
-    kind: z.literal("tap"),
+    /** `tap`, or `locator` for `find`'s records under `locators/` (src/core/flows/find/find.ts). */
+    kind: z.enum(["tap", "locator"]),
     prompt: z.string(),
     verify: z.string().nullable(),
     device: DeviceDescriptionSchema,
@@ -114,5 +115,8 @@ export const TapRecordSchema = z
       ctx.addIssue({ code: "custom", path: ["crop"], message: `does not lie on the ${sizeText(screen)} screen` });
     }
   });
-/** A stored tap: `_ai_/taps/<platform>/<device>/<slug>-<hash>.json`. */
+/**
+ * A stored tap: `_ai_/taps/<platform>/<device>/<slug>-<hash>.json`; a stored locator (kind
+ * `locator`): `_ai_/locators/<platform>/<device>/<slug>-<hash>.json`.
+ */
 export type TapRecord = z.infer<typeof TapRecordSchema>;

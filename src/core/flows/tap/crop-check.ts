@@ -67,7 +67,7 @@ export async function useCrop(
     const shift = await nearbyShift(png, expected!, stored.record.crop, call.device, CROP_VERDICT);
     return { matched: shift !== undefined, value: { ...found, shift } };
   });
-  if (polled.matched) return { done: await replay(call, stored.record, polled.value.shift) };
+  if (polled.matched) return { done: await replay(call, stored.record, { shift: polled.value.shift, params }) };
   const { crop } = stored.record;
   const { actual } = polled.value;
   // The poll stopped counting once the crop could not match: the message gives the full share.
@@ -80,10 +80,14 @@ export async function useCrop(
 }
 
 /** One look, no polling: the stored point is tapped when the crop matches the screen now, else `null`. */
-export async function useCropNow(call: Call, stored: Stored<TapRecord>): Promise<Done<TapDone> | null> {
+export async function useCropNow(
+  call: Call,
+  stored: Stored<TapRecord>,
+  params: Pick<TapParams, "kind">,
+): Promise<Done<TapDone> | null> {
   const expected = await storedCrop(call, stored);
   const { diffRatio } = await cropDiff(call, expected, stored.record, await call.screenshot());
-  return diffRatio <= CROP_VERDICT.maxDiffRatio ? replay(call, stored.record) : null;
+  return diffRatio <= CROP_VERDICT.maxDiffRatio ? replay(call, stored.record, { params }) : null;
 }
 
 /** The stored crop's pixels, decoded once per session however many rungs and replays look at it. */
@@ -121,13 +125,20 @@ function mostAllowed(total: number, ratio: number): number {
   return n;
 }
 
-/** Tap the stored point, moved by `shift` when the crop matched a few pixels off its place (docs/heal.md). */
-async function replay(call: Call, record: TapRecord, shift?: Shift): Promise<Done<TapDone>> {
+/**
+ * Tap the stored point (a locator's is only answered), moved by `shift` when the crop matched a
+ * few pixels off its place (docs/heal.md).
+ */
+async function replay(
+  call: Call,
+  record: TapRecord,
+  { shift, params }: { shift?: Shift | undefined; params: Pick<TapParams, "kind"> },
+): Promise<Done<TapDone>> {
   const point = shift ? shifted(record.point, shift) : record.point;
-  await call.tap(point);
+  if ((params.kind ?? "tap") === "tap") await call.tap(point);
   if (!shift) return { outcome: "replayed", result: { point } };
   const detail =
     `the stored crop matched ${shift.dx}, ${shift.dy} px off its place ` +
-    `(${(shift.diffRatio * 100).toFixed(2)}% differed): tapped (${point.x}, ${point.y}); the stored value is unchanged`;
+    `(${(shift.diffRatio * 100).toFixed(2)}% differed): ${params.kind === "locator" ? "answered" : "tapped"} (${point.x}, ${point.y}); the stored value is unchanged`;
   return { outcome: "replayed", result: { point }, detail };
 }

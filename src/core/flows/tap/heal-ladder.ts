@@ -15,7 +15,7 @@ import type { Call } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
 import type { TapRecord } from "../../store/tap-record.js";
 import { CROP_PAD_UNITS, CROP_VERDICT, storedCrop } from "./crop-check.js";
-import { readCost, tapAndVerify } from "./locate.js";
+import { actOn, readCost } from "./locate.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
 
 /** Model name of a heal from the whole-screen crop search (docs/heal.md): not a model's judgment. */
@@ -64,7 +64,7 @@ export async function healCheaply(
   }
   const heal = chooseCheapHeal(call, stored.record, found, params);
   if (!heal) return { found };
-  await tapAndVerify(call, heal.point, params.verify);
+  await actOn(call, heal.point, params);
   const { record } = stored;
   const reason = heal.reason + (params.verify ? `, and "${params.verify}" held after the tap` : "");
   const value: NewValue<TapRecord, TapDone> = {

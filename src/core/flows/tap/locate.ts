@@ -26,7 +26,7 @@ const VERIFY_SETTLE_MS = 500;
 export interface LocateRequest {
   /** The screenshot the model looks at (and the crop is cut from). */
   screenshot: Buffer;
-  params: Pick<TapParams, "prompt" | "verify">;
+  params: Pick<TapParams, "prompt" | "verify" | "kind">;
   /** The stored crop, when healing: the element as it looked. */
   reference?: Buffer | undefined;
   /** What the heal ladder's cheap rungs found, as text for the model. */
@@ -65,7 +65,7 @@ export async function locateAndTap(
   const crop = toRect(box, call.device.screen.width, call.device.screen.height, CROP_PAD_UNITS * call.device.scale);
   const image = await cropPng(screenshot, crop);
   const element = await elementUnder(call, point);
-  await tapAndVerify(call, point, params.verify);
+  await actOn(call, point, params);
   return { found: true, box, point, crop, image, model: answer.model, reason: answer.reason, element };
 }
 
@@ -132,6 +132,11 @@ async function elementUnder(call: Call, point: Point): Promise<A11yElement | und
 export async function settledScreenshot(call: Call): Promise<{ png: Buffer; raw: RawImage }> {
   const until = call.deadline.after("settleBeforeModel");
   return waitForStable(call, { until, masks: systemBarMasks(call.device), requireDrawn: true });
+}
+
+/** What a found element gets: a tap's is tapped (and `verify` checked), a locator's is left as it is. */
+export async function actOn(call: Call, point: Point, params: Pick<TapParams, "verify" | "kind">): Promise<void> {
+  if ((params.kind ?? "tap") === "tap") await tapAndVerify(call, point, params.verify);
 }
 
 /**

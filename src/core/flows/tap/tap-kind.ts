@@ -42,11 +42,12 @@ export function runTap(call: Call, key: string, params: TapParams): Promise<Done
 }
 
 function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapRecord, TapDone, CropMismatch> {
-  const subject = `tap "${params.prompt}" on ${call.deviceSlug}`;
+  const noun = params.kind ?? "tap";
+  const subject = `${noun} "${params.prompt}" on ${call.deviceSlug}`;
   // Mode update learns a tap whose crop no longer matches again, as autoHeal does (heal ladder, then the model).
   const healing = (params.autoHeal && call.config.mode === "auto") || call.config.mode === "update";
   return {
-    noun: "tap",
+    noun,
     schema: TapRecordSchema,
     valueSchema: TapValueSchema,
     healing,
@@ -68,7 +69,7 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
     async useNow(stored) {
       // A scroll tap's screen is scrolled by now: a parallel run's value is healed from, not looked for here.
       if (params.scroll) return null;
-      return useCropNow(call, stored);
+      return useCropNow(call, stored, params);
     },
 
     async fail(stored, mismatch) {
@@ -112,7 +113,7 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
             `Check that the screen shows it, or describe it more precisely.`,
         );
       }
-      const identity = { kind: "tap" as const, prompt: params.prompt, verify: params.verify ?? null };
+      const identity = { kind: noun, prompt: params.prompt, verify: params.verify ?? null };
       return withThumb(call, tapValue(call, located, { identity, outcome: "learned" }), shot.raw);
     },
 

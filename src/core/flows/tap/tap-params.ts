@@ -7,6 +7,11 @@ import type { ScrollParams } from "./scroll/options.js";
 
 /** Parameters of one tap, already validated. */
 export interface TapParams {
+  /**
+   * `tap` taps the element; `locator` (`find`, src/core/flows/find/find.ts) only locates it and
+   * stores its point under `locators/`: the same record, crop, heal and transfer, nothing tapped.
+   */
+  kind?: "tap" | "locator";
   prompt: string;
   verify: string | undefined;
   autoHeal: boolean;

@@ -15,6 +15,7 @@ import { readRecord } from "../../store/record-io.js";
 import { reviewOf } from "../../store/review-state.js";
 import { TapRecordSchema, type TapRecord } from "../../store/tap-record.js";
 import { CROP_PAD_UNITS } from "./crop-check.js";
+import { actOn } from "./locate.js";
 import type { TapDone, TapParams } from "./tap-params.js";
 import { chooseTransfer, gatherEvidence, type TransferPlan, type TransferSource } from "./transfer-evidence.js";
 
@@ -47,9 +48,9 @@ export function notASource(record: TapRecord): string | undefined {
  * pixel density and screen shape first.
  */
 async function transferSources(call: Call, key: string): Promise<TransferSource[]> {
-  const [, platform, , file] = key.split("/");
+  const [kindFolder, platform, , file] = key.split("/");
   const own = new Set([call.deviceSlug, ...call.formerDeviceSlugs]);
-  const keys = (await call.config.store.list(`taps/${platform}`))
+  const keys = (await call.config.store.list(`${kindFolder}/${platform}`))
     .map((k) => k.split("/"))
     .filter((parts) => parts.length === 4 && parts[3] === `${file}.json` && !own.has(parts[2]!))
     .map((parts) => parts.join("/").replace(/\.json$/, ""));
@@ -108,7 +109,7 @@ export async function tryTransfer(
   const decided = await decide(call, sources, shot, params);
   if (!("plan" in decided)) return { evidence: decided.why.join("\n").slice(0, 4000) };
   const { plan, source } = decided;
-  await call.tap(plan.point);
+  await actOn(call, plan.point, { kind: params.kind, verify: undefined });
   call.log.answeredLocally(TRANSFER_MODEL);
   const { width, height } = call.device.screen;
   const crop = toRect(plan.box, width, height, CROP_PAD_UNITS * call.device.scale);
@@ -119,7 +120,7 @@ export async function tryTransfer(
   return {
     value: {
       fields: {
-        kind: "tap",
+        kind: params.kind ?? "tap",
         prompt: params.prompt,
         verify: params.verify ?? null,
         device: call.device,

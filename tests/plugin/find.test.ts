@@ -1,0 +1,163 @@
+/**
+ * The `-tapshot` locator strategy end to end: the plugin installed from this checkout into an
+ * empty APPIUM_HOME runs in a real Appium 3 server (the model is the local OCR engine, as in
+ * tests/plugin/plugin.test.ts), and WebdriverIO's own find-element command and Debian's
+ * python3-selenium find the demo's "Promo code" field by description, type into it with the
+ * client's own commands, find it again with no model call, click the Apply button, and get the
+ * client's "no such element" for an element that is not there.
+ * Needs dist/ (`npm run build`): Appium loads the package's built `main`.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { PROJECT_ROOT } from "../../rig/appium.js";
+import { freePort } from "../../rig/ports.js";
+import { capabilitiesFor, galaxyS23, pixel7, type PhoneProfile } from "../../rig/profiles.js";
+import { startRig, type Rig, type RigSession } from "../../rig/session.js";
+import type { LogEntry } from "../../src/core/ground/log.js";
+
+const run = promisify(execFile);
+const APPIUM = join(PROJECT_ROOT, "node_modules/appium/index.js");
+/** Debian's interpreter, where python3-selenium is installed (scripts/setup.sh). */
+const PYTHON = process.env.TAPSHOT_PYTHON || "/usr/bin/python3";
+const FIELD = 'the "Promo code" field';
+const BUTTON = 'the "Apply" button';
+const MISSING = 'the "Gift wrapping" button';
+const W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
+
+let home: string;
+let storage: string;
+let results: string;
+let rig: Rig;
+let phone: RigSession;
+
+async function appium(...args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, [APPIUM, ...args], {
+    env: { ...process.env, APPIUM_HOME: home, npm_config_prefix: join(home, "npm-prefix") },
+    timeout: 120_000,
+  });
+  return stdout;
+}
+
+function tapshotCaps(profile: PhoneProfile) {
+  return { "tapshot:target": profile.target };
+}
+
+/** The log entries the server recorded (TAPSHOT_RUN_ID=find). */
+async function serverCalls(): Promise<LogEntry[]> {
+  const text = await readFile(join(results, "find", "calls.jsonl"), "utf8");
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LogEntry);
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(PROJECT_ROOT, "dist/plugin/index.js"))) {
+    throw new Error("dist/plugin/index.js is missing: run `npm run build` first (Appium loads the built plugin).");
+  }
+  home = await mkdtemp(join(tmpdir(), "tapshot-appium-find-"));
+  storage = join(home, "storage");
+  results = join(home, "results");
+  await mkdir(join(home, "npm-prefix", "lib"), { recursive: true });
+  await appium("plugin", "install", "--source=local", PROJECT_ROOT);
+  await appium("driver", "install", "--source=local", join(PROJECT_ROOT, "node_modules/appium-chromium-driver"));
+  rig = await startRig({
+    appium: {
+      home,
+      args: ["--use-plugins=tapshot", "--plugin-tapshot-provider=ocr", `--plugin-tapshot-storage-dir=${storage}`],
+      env: { TAPSHOT_RESULTS_DIR: results, TAPSHOT_RUN_ID: "find", TAPSHOT_LOG: "silent" },
+    },
+  });
+  phone = await rig.openSession(pixel7, { capabilities: tapshotCaps(pixel7) });
+}, 240_000);
+
+afterAll(async () => {
+  await rig?.stop();
+  if (home) await rm(home, { recursive: true, force: true, maxRetries: 5 });
+}, 60_000);
+
+/** WebdriverIO's protocol command `findElement`, and the element it answered as a WebdriverIO element. */
+async function findByDescription(description: string) {
+  const found = (await phone.driver.findElement("-tapshot", description)) as unknown as Record<string, string>;
+  return { found, element: await phone.driver.$(found as never) };
+}
+
+test("WebdriverIO: a field found by description is the page's input, typed into with setValue; found again with no model call", async () => {
+  await phone.open("promo", { seed: 1 });
+  const { element } = await findByDescription(FIELD);
+  expect(await element.getTagName()).toBe("input");
+  await element.setValue("SAVE10");
+  expect(await element.getValue()).toBe("SAVE10");
+  expect(await phone.driver.execute(() => (document.getElementById("promo-input") as HTMLInputElement).value)).toBe(
+    "SAVE10",
+  );
+
+  await phone.open("promo", { seed: 1 });
+  const again = await findByDescription(FIELD);
+  await again.element.addValue("TAKE5");
+  const button = await findByDescription(BUTTON);
+  await button.element.click();
+  expect(await (await phone.driver.$("[data-testid=promo-result]")).getText()).toBe("Applied: TAKE5");
+
+  const calls = (await serverCalls()).filter((c) => c.api === "find" && c.prompt === FIELD);
+  expect(calls.map((c) => c.outcome)).toEqual(["learned", "replayed"]);
+  expect(calls[1]!.aiCalls).toBe(0);
+  expect(calls[0]!.key).toMatch(/^locators\/android\/google-pixel-7_14\//);
+  expect(await readdir(join(storage, "_ai_", "locators", "android", "google-pixel-7_14"))).toHaveLength(4);
+}, 150_000);
+
+test("WebdriverIO: an element that is not there is W3C no such element with tapshot's message", async () => {
+  await phone.open("promo", { seed: 1 });
+  const response = await fetch(`${rig.appium.url}/session/${phone.driver.sessionId}/element`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ using: "-tapshot", value: MISSING }),
+    signal: AbortSignal.timeout(90_000),
+  });
+  const body = (await response.json()) as { value: { error?: string; message?: string } };
+  expect(response.status).toBe(404);
+  expect(body.value.error).toBe("no such element");
+  expect(body.value.message).toContain(MISSING);
+  expect(body.value.message).toContain("did not find it");
+  // The client's own command: WebdriverIO answers a find's "no such element" as a value, as it does for $().
+  const found = (await phone.driver.findElement("-tapshot", MISSING)) as unknown as Record<string, string>;
+  expect(found[W3C_ELEMENT]).toBeUndefined();
+}, 150_000);
+
+test("python3-selenium: find_element('-tapshot', ...) answers an element send_keys, click and text work on", async () => {
+  const profile = galaxyS23;
+  const userDataDir = await mkdtemp(join(tmpdir(), "tapshot-find-python-"));
+  try {
+    const { "wdio:enforceWebDriverClassic": _wdio, ...caps } = capabilitiesFor(profile, {
+      chromedriverPort: await freePort(),
+      userDataDir,
+    }) as Record<string, unknown>;
+    void _wdio;
+    const page = rig.demo.pageUrl("promo", { seed: 3, bars: { ...profile.bars, platform: profile.platform } });
+    const script = join(PROJECT_ROOT, "tests/plugin/python_find.py");
+    const { stdout } = await run(
+      PYTHON,
+      [script, rig.appium.url, JSON.stringify({ ...caps, ...tapshotCaps(profile) }), page],
+      { timeout: 240_000 },
+    ).catch((error: Error & { stderr?: string }) => {
+      throw new Error(
+        `${PYTHON} ${script} failed (python3-selenium comes from scripts/setup.sh): ${error.message}\n${error.stderr ?? ""}`,
+      );
+    });
+    const report = JSON.parse(stdout.trim().split("\n").at(-1)!);
+    expect(report).toMatchObject({ typed: "SAVE10", tag: "input", result: "Applied: TAKE5", elements: 1 });
+    expect(report.missing).toMatchObject({ raised: true, type: "NoSuchElementException" });
+    expect(report.missing.message).toContain(MISSING);
+    expect(report.missing_elements).toBe(0);
+    const device = (await serverCalls()).filter((c) => c.api === "find" && c.device.startsWith("samsung"));
+    const field = device.filter((c) => c.prompt === FIELD).map((c) => [c.outcome, c.aiCalls > 0]);
+    expect(field[0]).toEqual(["learned", true]);
+    expect(field.slice(1).every(([outcome, asked]) => outcome === "replayed" && !asked)).toBe(true);
+  } finally {
+    await rm(userDataDir, { recursive: true, force: true, maxRetries: 5 });
+  }
+}, 300_000);
