@@ -105,11 +105,15 @@ function typedText(node: PageNode, platform: Platform): string {
 function labelOf(node: PageNode, role: ControlRole, platform: Platform): string {
   const a = node.attributes;
   const id = a[ID_ATTRIBUTES[platform]];
+  // A spinner's own text is the option chosen, not its name: named by its description first, the choice after.
+  const first = platform === "android" ? (role === "field" || role === "select" ? undefined : a.text) : a.label;
   const parts =
     platform === "android"
-      ? [role === "field" ? undefined : a.text, a["content-desc"], node.traits.hint, shortId(id)]
-      : [a.label, node.traits.placeholderValue, id, role === "field" || role === "switch" ? undefined : a.value];
-  return (parts.find((p) => p !== undefined && p.trim() !== "") ?? "").trim();
+      ? [first, a["content-desc"], node.traits.hint, shortId(id)]
+      : [first, node.traits.placeholderValue, id, role === "field" || role === "switch" ? undefined : a.value];
+  const label = (parts.find((p) => p !== undefined && p.trim() !== "") ?? "").trim();
+  const chosen = platform === "android" && role === "select" ? a.text?.trim() : undefined;
+  return chosen && label && !label.includes(chosen) ? `${label}: ${chosen}` : label || (chosen ?? "");
 }
 
 /** Whether a checkbox, switch or radio is on: UiAutomator2's `checked`, XCUITest's `value` "1". */
