@@ -11,6 +11,7 @@ import { CLASS_ATTRIBUTES, ID_ATTRIBUTES } from "./a11y-element.js";
 import type { Platform } from "./description.js";
 import { progressIndicator } from "./element-queries.js";
 import type { PageNode } from "./page-source-parse.js";
+import { scrubTyped } from "./typed-text.js";
 
 /**
  * How a replay finds a control again: its id (`resource-id`, XCUITest `name`) when no other
@@ -178,7 +179,8 @@ export function observeControls(nodes: PageNode[], context: ObserveContext): Obs
     if (node.states.enabled === "false") continue;
     const role = roleOf(node, platform);
     if (!role) continue;
-    const label = labelOf(node, role, platform);
+    // A supplied value shown as text ("Signed in as qa@…") is named, never sent nor stored in an identity.
+    const label = scrubValues(labelOf(node, role, platform), context.values);
     if (!label) continue;
     const id = node.attributes[ID_ATTRIBUTES[platform]];
     candidates.push({ node, role, label, id, cls: node.attributes[CLASS_ATTRIBUTES[platform]] ?? "" });
@@ -205,6 +207,15 @@ function observed(c: Candidate, identity: ControlIdentity, n: number, context: O
   if (node.states.focused === "true") control.focused = true;
   if (role === "field") control.holds = holdsOf(node, identityKey(identity), context);
   return { control, identity, bounds: node.bounds };
+}
+
+/** `text` with each supplied value's text replaced by `[value <name>]`. */
+function scrubValues(text: string, values: Readonly<Record<string, string>>): string {
+  let out = text;
+  for (const name of Object.keys(values).sort((a, b) => values[b]!.length - values[a]!.length)) {
+    out = scrubTyped(out, [values[name]!], `[value ${name}]`);
+  }
+  return out;
 }
 
 function checkLimits(controls: ObservedControl[]): void {
