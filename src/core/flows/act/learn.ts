@@ -12,7 +12,7 @@ import { toAiImage, type Call } from "../../run/call.js";
 import type { ActStep } from "../../store/act-record.js";
 import { storedThumb } from "../tap/stored-screen.js";
 import type { ActAttempt, ActParams, ActStepSummary } from "./act-params.js";
-import { actOn, describeStep, performStep } from "./execute.js";
+import { actOn, performStep } from "./execute.js";
 import { observeNow, observeScreen, type Seen } from "./observe.js";
 import { actionKey, pickChoice } from "./policy.js";
 
@@ -276,5 +276,3 @@ function notReached(loop: Loop): VerifyFailedError {
       `Raise maxSteps, split the goal, or word it more precisely.`,
   );
 }
-
-export { describeStep };
