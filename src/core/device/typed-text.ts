@@ -1,6 +1,6 @@
 /*
  * One rule for keeping typed text out of what a model reads (docs/api.md, "Semantic assertions"
- * and "Acting towards a goal"): a typed value found in other text is replaced, anywhere when it is
+ * and "ai.act"): a typed value found in other text is replaced, anywhere when it is
  * long enough, else as a whole word.
  */
 
