@@ -238,7 +238,10 @@ async function waitAndLook(loop: Loop): Promise<Seen> {
 /** The option labelled `label` on the screen now (an open select's). */
 export async function findOption(loop: Loop, label: string): Promise<ObservedControl | undefined> {
   const observation = await observeNow(loop.call, context(loop));
-  return observation.controls.find((c) => c.control.role === "option" && c.control.label === label);
+  // A list's options, or a dialog's radio buttons (a web select's overlay, an Android single-choice dialog).
+  const option = (role: string) =>
+    observation.controls.find((c) => c.control.role === role && c.control.label === label);
+  return option("option") ?? option("radio");
 }
 
 /** Value name -> identity key of the field it was filled into. */
