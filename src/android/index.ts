@@ -10,7 +10,14 @@
 import type { Browser, ChainablePromiseElement } from "webdriverio";
 import { registerDefaultChannel } from "../core/config/config.js";
 import { createPlatformApi, type Matchers } from "../core/engine/engine.js";
-import type { FindOptions, PointElement, TapOptions, TapResult } from "../core/engine/options.js";
+import type {
+  ActOptions,
+  ActResult,
+  FindOptions,
+  PointElement,
+  TapOptions,
+  TapResult,
+} from "../core/engine/options.js";
 import { envDefaultChannel } from "../providers/env.js";
 import { androidAdapter } from "./adapter.js";
 
@@ -46,10 +53,25 @@ export async function find(
   return (await api.find(driver, description, options)).element as WebdriverIO.Element | PointElement;
 }
 
+/**
+ * Reach a goal in words with the screen's visible, labelled controls (docs/api.md "ai.act"): the first
+ * run on a device model + OS asks the model for one action per step and stores the steps; later runs
+ * replay them without a model. Values are typed verbatim and only their names reach the model.
+ *
+ * ```ts
+ * await ai.act(driver, "sign in", { values: { email: "qa@example.com", password: process.env.PASSWORD! } });
+ * ```
+ */
+export const act: (driver: Browser, goal: string, options?: ActOptions) => Promise<ActResult> = api.act;
+
 export type {
   FindOptions,
   FindResult,
   PointElement,
+  ActOptions,
+  ActResult,
+  ActStepSummary,
+  ActAttempt,
   TapOptions,
   TapResult,
   HealRungs,

@@ -11,3 +11,4 @@ export * from "./actions.js";
 export * from "./adapter.js";
 export * from "./element-rects.js";
 export * from "./element-at.js";
+export * from "./typing.js";

@@ -16,6 +16,7 @@ export function runList(model: StoreModel, options: ListOptions): number {
       taps: entries.filter((e) => e.kind === "tap").map(entryJson),
       baselines: entries.filter((e) => e.kind === "baseline").map(entryJson),
       judgments: entries.filter((e) => e.kind === "judgment").map(entryJson),
+      acts: entries.filter((e) => e.kind === "act").map(entryJson),
       invalid: model.invalid,
     });
     return 0;
@@ -25,10 +26,12 @@ export function runList(model: StoreModel, options: ListOptions): number {
   const judgments = count("judgment");
   // Locators (`find`) are tap records of their own kind, listed with the taps (src/cli/model.ts).
   const locators = entries.filter((e) => e.record.kind === "locator").length;
+  const acts = count("act");
   const lines = [
     `${model.root}: ${plural(count("tap") - locators, "tap")}, ${plural(count("baseline"), "baseline")}` +
       (locators ? `, ${plural(locators, "locator")}` : "") +
       (judgments ? `, ${plural(judgments, "judgment")}` : "") +
+      (acts ? `, ${plural(acts, "act")}` : "") +
       (model.invalid.length ? `, ${model.invalid.length} invalid` : ""),
   ];
   const groups = new Map<string, typeof entries>();

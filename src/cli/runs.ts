@@ -2,6 +2,7 @@
  * The run results the SDK records: `<resultsDir>/<run>/calls.jsonl` (one log entry per
  * call) beside the failure artifacts each call keeps (src/core/run/call.ts).
  */
+import { CALL_APIS } from "../core/ground/log.js";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -12,7 +13,7 @@ import { realFileIn } from "./report/files.js";
 
 /** One recorded call: a log entry plus when it ended. */
 export const RunEntrySchema = z.looseObject({
-  api: z.enum(["tap", "find", "toMatchScreenshot", "toSatisfy"]),
+  api: z.enum(CALL_APIS),
   prompt: z.string().optional(),
   name: z.string().optional(),
   device: z.string(),

@@ -137,6 +137,24 @@ export interface DeviceSession {
    * gone). Needed by `toSatisfy` on an element or selector, which refuses several matches.
    */
   elementMatches?(target: ElementTarget): Promise<Rect[]>;
+
+  /**
+   * Optional: focus the field at `point` (screenshot pixels, as {@link tap}) and type `text` into
+   * it verbatim, replacing what it held. Needed by `ai.act`'s `fill` only. `text` is a test's value
+   * (a password): never put it in an error, a log line or anything stored.
+   */
+  fill?(input: FillInput): Promise<void>;
+
+  /** Optional: focus the field at `point` and clear it. Needed by `ai.act`'s `clear` only. */
+  clear?(input: { point: Point }): Promise<void>;
+
+  /**
+   * Optional: press a key on the focused element or the device: `enter` (Enter, Done, Go), `back`
+   * (Android's Back; an iOS session throws a DeviceError saying iOS has none), `tab` (next field).
+   * Needed by `ai.act`'s `press` only.
+   */
+  pressKey?(key: PressKey): Promise<void>;
+
   /**
    * Optional: the driver's own element at a point `find` located (in screenshot pixels of the
    * screen last described), as the driver's client holds elements (a WebdriverIO element, a W3C
@@ -156,6 +174,17 @@ export interface ElementAt {
   /** The selectors of the page source's node under the point, read only when called (web sessions need none). */
   selectors(): Promise<string[]>;
 }
+
+/** What {@link DeviceSession.fill} types, and where. */
+export interface FillInput {
+  /** The field, in screenshot pixels. */
+  point: Point;
+  /** Typed verbatim; a secret to every sink. */
+  text: string;
+}
+
+/** A key {@link DeviceSession.pressKey} presses. */
+export type PressKey = "enter" | "back" | "tab";
 
 /** A scroll the driver performs itself: of `area` (screenshot pixels), by `share` of its height. */
 export interface DriverScroll {

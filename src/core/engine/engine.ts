@@ -3,6 +3,7 @@
  * exports what {@link createPlatformApi} returns. Input is checked here, before any device or
  * model call; each call's log entry is finished here, once.
  */
+import type { CallApi } from "../ground/log.js";
 import { Call } from "../run/call.js";
 import { CallLog, type CallPlace } from "../run/call-log.js";
 import { resolveConfig } from "../config/config.js";
@@ -27,6 +28,8 @@ import { checkScreenshotInput } from "../flows/screenshot/input.js";
 import { InputError } from "../ground/errors.js";
 import type { ElementTarget } from "../device/description.js";
 import { checkSatisfyInput, runSatisfy, type SatisfyOptions, type SatisfyResult } from "../flows/satisfy/satisfy.js";
+import { actKeyOf, runAct } from "../flows/act/act-kind.js";
+import { checkActInput, type ActOptions, type ActResult } from "../flows/act/act-params.js";
 
 /** What `expect(driver)` returns. `.not` is deliberately not offered: a baseline records what should be there. */
 export interface ScreenshotMatchers {
@@ -63,6 +66,8 @@ export interface PlatformApi {
   find(driver: unknown, description: string, options?: FindOptions): Promise<FindResult>;
   /** Assertions on this driver's screen, or on an element (a WebdriverIO element) for `toSatisfy`. */
   expect(subject: unknown): Matchers;
+  /** Reach a goal in words with the screen's controls; see `tapshot/android`'s `act`. */
+  act(driver: unknown, goal: string, options?: ActOptions): Promise<ActResult>;
 }
 
 /** One call of a flow: its store key on the described device, and the flow itself. */
@@ -73,7 +78,7 @@ interface Flow<R> {
 
 /** One public call: which API, about what, on which driver, within which budget, running which flow. */
 interface FlowCall<R> {
-  api: "tap" | "find" | "toMatchScreenshot" | "toSatisfy";
+  api: CallApi;
   /** The prompt or baseline name, for the log. */
   subject: string;
   driver: unknown;
@@ -154,6 +159,17 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
       const opened = open(driver);
       const pointElement = { pointOnly: true as const, point, click: () => opened.tap(point) };
       return { outcome: outcome as FindResult["outcome"], aiCalls, point, element: element ?? pointElement };
+    },
+    async act(driver, goal, options) {
+      const { params, timeout, signal } = checkActInput(goal, options);
+      const result = await run({
+        api: "act",
+        subject: params.goal,
+        driver,
+        budget: { timeout, signal },
+        flow: { keyOf: (call) => actKeyOf(call, params), run: (call, key) => runAct(call, key, params) },
+      });
+      return result as ActResult;
     },
 
     expect(subject) {

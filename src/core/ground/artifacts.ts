@@ -1,4 +1,5 @@
 /** Failure artifacts: images a failed call reports so a person can see what went wrong. */
+import type { CallApi } from "./log.js";
 import { appendFileSync, mkdirSync, promises as fs } from "node:fs";
 import path from "node:path";
 
@@ -11,7 +12,7 @@ export interface Artifact {
   mimeType: "image/png";
   data: Buffer;
   /** The API call that produced it. */
-  api: "tap" | "find" | "toMatchScreenshot" | "toSatisfy";
+  api: CallApi;
   /** The tap prompt or the baseline name. */
   subject: string;
   /** Device slug. */

@@ -28,11 +28,16 @@ export interface ModelCall {
   requests?: number;
 }
 
-/** One entry per `tap`, `find`, `toMatchScreenshot` or `toSatisfy` call. */
+/** The APIs that make calls, as log entries, artifacts and calls.jsonl name them. */
+export const CALL_APIS = ["tap", "find", "act", "toMatchScreenshot", "toSatisfy"] as const;
+/** One of {@link CALL_APIS}. */
+export type CallApi = (typeof CALL_APIS)[number];
+
+/** One entry per `tap`, `find`, `act`, `toMatchScreenshot` or `toSatisfy` call. */
 export interface LogEntry {
   /** Which API made the call. */
-  api: "tap" | "find" | "toMatchScreenshot" | "toSatisfy";
-  /** The tap's prompt or find's description, or toSatisfy's statement (prefixed `not: ` under `.not`). */
+  api: CallApi;
+  /** The tap's prompt, find's description or act's goal, or toSatisfy's statement (prefixed `not: ` under `.not`). */
   prompt?: string;
   /** The baseline name (screenshots only). */
   name?: string;
@@ -63,7 +68,7 @@ export const UPDATED_MESSAGE = "tapshot updated a stored value";
 
 /** `tap "..."`, `screenshot "..."` or `toSatisfy "..."`, for lines and reports. */
 export function subjectOf(entry: Pick<LogEntry, "api" | "prompt" | "name">): string {
-  if (entry.api === "tap" || entry.api === "find") return `${entry.api} "${entry.prompt}"`;
+  if (entry.api === "tap" || entry.api === "find" || entry.api === "act") return `${entry.api} "${entry.prompt}"`;
   return entry.api === "toSatisfy" ? `toSatisfy "${entry.prompt}"` : `screenshot "${entry.name}"`;
 }
 
