@@ -1,7 +1,7 @@
 /** Failure artifacts: images a failed call reports so a person can see what went wrong. */
-import type { CallApi } from "./log.js";
 import { appendFileSync, mkdirSync, promises as fs } from "node:fs";
 import path from "node:path";
+import type { CallApi } from "./log.js";
 
 /** One image a failed call reports. */
 export interface Artifact {
