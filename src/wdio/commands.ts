@@ -1,5 +1,5 @@
 /**
- * `browser.aiTap` and `browser.aiMatchScreenshot`: tapshot's calls as WebdriverIO commands, so a test
+ * `browser.aiTap`, `browser.aiMatchScreenshot`, `browser.aiSatisfy` and `browser.aiAct`: tapshot's calls as WebdriverIO commands, so a test
  * never passes the driver. The service adds them to every session; a standalone `remote()` session
  * gets them from {@link addAiCommands}. On a multiremote browser each instance gets them, and the
  * browser's own commands run them on every instance.
@@ -15,11 +15,17 @@ import type {
 } from "../core/engine/options.js";
 import { adapterFor, platformApiOf, type AdapterChoice } from "./platform-api.js";
 
+/** Options of `browser.aiAct`: `ai.act`'s (docs/api.md, "ai.act"): `values`, `maxSteps`, `timeout`, `signal`, `autoHeal`. */
+export type AiActOptions = NonNullable<Parameters<PlatformApi["act"]>[2]>;
+/** What `browser.aiAct` answers: `ai.act`'s result (outcome, steps, history, aiCalls); values are never in it. */
+export type AiActResult = Awaited<ReturnType<PlatformApi["act"]>>;
+
 /** One finished command, for reporters (heals become an Allure warning step). */
 export type CommandResult =
   | { api: "tap"; subject: string; result: TapResult }
   | { api: "toMatchScreenshot"; subject: string; result: ScreenshotResult }
-  | { api: "toSatisfy"; subject: string; result: SatisfyResult };
+  | { api: "toSatisfy"; subject: string; result: SatisfyResult }
+  | { api: "act"; subject: string; result: AiActResult };
 
 /** Options of `browser.aiSatisfy`: toSatisfy's, plus `not` and the element to judge (default: the screen). */
 export interface AiSatisfyOptions extends SatisfyOptions {
@@ -47,8 +53,9 @@ export interface AiCommandOptions {
 }
 
 /**
- * Add `aiTap(prompt, options?)` and `aiMatchScreenshot(name, prompt, options?)` to a WebdriverIO
- * browser (or every instance of a multiremote browser).
+ * Add `aiTap(prompt, options?)`, `aiMatchScreenshot(name, prompt, options?)`,
+ * `aiSatisfy(statement, options?)` and `aiAct(goal, options?)` to a WebdriverIO browser (or every
+ * instance of a multiremote browser).
  *
  * ```ts
  * const browser = await remote({ capabilities });
@@ -91,6 +98,12 @@ export function addAiCommands(
     return result;
   };
 
+  const act = async (driver: WebdriverIO.Browser, goal: string, actOptions?: AiActOptions) => {
+    const result = await apiOf(driver).act(driver, goal, actOptions);
+    await options.onResult?.({ api: "act", subject: goal, result });
+    return result;
+  };
+
   if (!isMultiremote(browser)) {
     browser.addCommand("aiTap", function (this: WebdriverIO.Browser, prompt: string, tapOptions?: TapOptions) {
       return tap(this, prompt, tapOptions);
@@ -104,6 +117,9 @@ export function addAiCommands(
         return satisfy(this, statement, satisfyOptions);
       },
     );
+    browser.addCommand("aiAct", function (this: WebdriverIO.Browser, goal: string, actOptions?: AiActOptions) {
+      return act(this, goal, actOptions);
+    });
     return;
   }
   // Multiremote: each instance gets its own commands. The multiremote browser's addCommand would also
@@ -116,5 +132,6 @@ export function addAiCommands(
     aiMatchScreenshot: (...args: MatchArgs) => Promise.all(instances.map((i) => matchScreenshot(i, ...args))),
     aiSatisfy: (statement: string, satisfyOptions?: AiSatisfyOptions) =>
       Promise.all(instances.map((i) => satisfy(i, statement, satisfyOptions))),
+    aiAct: (goal: string, actOptions?: AiActOptions) => Promise.all(instances.map((i) => act(i, goal, actOptions))),
   });
 }

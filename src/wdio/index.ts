@@ -1,6 +1,6 @@
 /**
  * `tapshot/wdio`: tapshot in the runners its users have (docs/runners.md). A WebdriverIO service
- * for wdio.conf.ts, `browser.aiTap` / `browser.aiMatchScreenshot` commands, the
+ * for wdio.conf.ts, `browser.aiTap` / `browser.aiMatchScreenshot` / `browser.aiSatisfy` / `browser.aiAct` commands, the
  * `toMatchAiScreenshot` matcher for WDIO's `expect` and Jest/Vitest's `expect.extend`, and an
  * artifact reporter for `@wdio/allure-reporter`.
  *
@@ -20,7 +20,14 @@ import { envDefaultChannel } from "../providers/env.js";
 registerDefaultChannel(envDefaultChannel());
 
 export { TapshotService, type TapshotServiceOptions } from "./service.js";
-export { addAiCommands, type AiCommandOptions, type AiSatisfyOptions, type CommandResult } from "./commands.js";
+export {
+  addAiCommands,
+  type AiActOptions,
+  type AiActResult,
+  type AiCommandOptions,
+  type AiSatisfyOptions,
+  type CommandResult,
+} from "./commands.js";
 export { setDefaultAdapter, type AdapterChoice } from "./platform-api.js";
 export { targetFromCapabilities } from "./capabilities.js";
 export { allureArtifactReporter, loadAllure, usesAllure, type AllureApi } from "./allure.js";

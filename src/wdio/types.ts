@@ -11,7 +11,7 @@ import type {
   TapOptions,
   TapResult,
 } from "../core/engine/options.js";
-import type { AiSatisfyOptions } from "./commands.js";
+import type { AiActOptions, AiActResult, AiSatisfyOptions } from "./commands.js";
 
 /** `toMatchAiScreenshot`'s arguments: an optional baseline name (default: from the test title), the prompt, options. */
 export interface AiScreenshotMatcher<R> {
@@ -39,6 +39,12 @@ export interface AiCommands {
   aiMatchScreenshot(name: string, prompt: string, options?: ScreenshotOptions): Promise<ScreenshotResult>;
   /** tapshot's `toSatisfy` on this session's screen, or on `element` / `selector`; throws when it fails. */
   aiSatisfy(statement: string, options?: AiSatisfyOptions): Promise<SatisfyResult>;
+  /**
+   * tapshot's `ai.act` on this session: reach `goal` with the screen's controls, decided by the model
+   * once per device and replayed after without it; `values` are typed verbatim and never leave the
+   * device (docs/api.md, "ai.act").
+   */
+  aiAct(goal: string, options?: AiActOptions): Promise<AiActResult>;
 }
 
 /** The same commands on a multiremote browser: run on every instance, one result per instance. */
@@ -46,6 +52,7 @@ export interface MultiRemoteAiCommands {
   aiTap(prompt: string, options?: TapOptions): Promise<TapResult[]>;
   aiMatchScreenshot(name: string, prompt: string, options?: ScreenshotOptions): Promise<ScreenshotResult[]>;
   aiSatisfy(statement: string, options?: AiSatisfyOptions): Promise<SatisfyResult[]>;
+  aiAct(goal: string, options?: AiActOptions): Promise<AiActResult[]>;
 }
 
 /* eslint-disable @typescript-eslint/no-empty-object-type -- declaration merging adds members through extends */
