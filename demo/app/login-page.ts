@@ -1,8 +1,8 @@
 /**
  * The shop's sign-in screen, for `ai.act` (demo/flow.ts, tests/e2e/act.test.ts): an email field,
  * a password field, a "Remember me" switch, a country select and a "Sign in" button. Sign in shows
- * a short busy state (a progress bar marked `aria-busy`), then opens the default cart with the
- * page's seed and bars. Typed text is never echoed on any screen, and the page keeps only what a
+ * a short busy state (a progress bar marked `aria-busy`), then opens the cart with the page's
+ * parameters (variant, seed, bars), as the shop's links carry them. Typed text is never echoed on any screen, and the page keeps only what a
  * test needs to check that the values arrived: `sessionStorage[SIGN_IN_KEY]` holds the email, the
  * password's length, the switch and the country of the last sign-in.
  *
@@ -58,8 +58,7 @@ const STYLE = `.sign-in { display: flex; flex-direction: column; gap: 12px; }
 
 /** The sign-in page as HTML. */
 export function renderLoginPage(options: PageOptions, css: string): string {
-  // After signing in, the default cart with the same seed and bars: the demo's baselines stay those of /cart.
-  const cart = `/cart?${pageQuery({ ...options, variant: "default" })}`;
+  const cart = `/cart?${pageQuery(options)}`;
   return `<!doctype html>
 <html lang="en">
 <head>
