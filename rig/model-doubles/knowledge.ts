@@ -57,6 +57,42 @@ export interface SatisfyResult {
   reason?: string;
 }
 
+/** A control as a `decide` or `complete` request listed it (src/core/model/contract.ts's Control, read back from the text). */
+export interface DoubleControl {
+  id: string;
+  role: string;
+  label: string;
+  checked?: boolean;
+  selected?: boolean;
+  focused?: boolean;
+  holds?: string;
+  options?: string[];
+}
+
+/** One option of a `decide` answer; fields left out are written as null, as strict structured output does. */
+export interface DoubleChoice {
+  action: string;
+  control?: string;
+  value?: string;
+  checked?: boolean;
+  option?: string;
+  key?: string;
+  direction?: string;
+  probability: number;
+}
+
+/** A `decide` answer: the options for the next step. */
+export interface DecideResult {
+  choices: DoubleChoice[];
+  reason?: string;
+}
+
+/** A `complete` answer: how likely the goal is reached, 0-1. */
+export interface CompleteResult {
+  probability: number;
+  reason?: string;
+}
+
 type MaybePromise<T> = T | Promise<T>;
 
 /**
@@ -74,10 +110,25 @@ export interface Knowledge {
   ): MaybePromise<CompareResult>;
   /** `evidence` is the text of the request's `<snapshot>` block; `image` the screen or crop, when one was sent. */
   satisfy?(statement: string, evidence: string, image: ImageFrame | undefined): MaybePromise<SatisfyResult>;
+  /** `ai.act`'s next step: from the goal, the listed controls, the supplied values' names and the history read back. */
+  decide?(
+    goal: string,
+    controls: DoubleControl[],
+    valueNames: string[],
+    history: string[],
+    image: ImageFrame,
+  ): MaybePromise<DecideResult>;
+  /** `ai.act`'s completion judgment. */
+  complete?(
+    goal: string,
+    controls: DoubleControl[],
+    history: string[],
+    image: ImageFrame,
+  ): MaybePromise<CompleteResult>;
 }
 
 /** Request kinds, as the double infers them from the answer schema in the request. */
-export type Kind = "locate" | "check" | "judge" | "compare" | "satisfy";
+export type Kind = "locate" | "check" | "judge" | "compare" | "satisfy" | "decide" | "complete";
 
 /** Something to do instead of answering, for the next request(s). */
 export type Fault =
@@ -113,6 +164,12 @@ export interface ReceivedRequest {
   userText: string | undefined;
   /** For `satisfy`: the evidence in the `<snapshot>` block, unescaped. */
   snapshot?: string;
+  /** For `decide` and `complete`: the controls of the `<controls>` block, one per line. */
+  controls?: DoubleControl[];
+  /** For `decide`: the value names of the `<values>` block. */
+  valueNames?: string[];
+  /** For `decide` and `complete`: the lines of the `<history>` block. */
+  history?: string[];
   /** For a refinement pass: the crop's region of the whole screenshot. */
   crop?: { x: number; y: number; width: number; height: number; ofWidth: number; ofHeight: number };
   /** Which fault, if any, answered this request. */
@@ -124,9 +181,27 @@ export type RawPart = { text: string } | { mimeType: string; bytes: Buffer };
 
 const unescape = (t: string) => t.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 
-/** Infer the kind from the properties of the answer schema the request carried. */
-export function kindOfSchema(schema: unknown): Kind | undefined {
+const NAMED_KINDS: Record<string, Kind> = {
+  locate_answer: "locate",
+  check_answer: "check",
+  judge_answer: "judge",
+  compare_answer: "compare",
+  satisfy_answer: "satisfy",
+  decide_answer: "decide",
+  complete_answer: "complete",
+};
+
+/**
+ * Infer the kind from the answer schema the request carried: its name (`response_format.json_schema.name`,
+ * or the schema's `title`), else its properties. `satisfy` and `complete` have the same properties, so a
+ * nameless `{ reason, probability }` schema reads as `satisfy`.
+ */
+export function kindOfSchema(schema: unknown, name?: string): Kind | undefined {
+  const title = (schema as { title?: unknown } | undefined)?.title;
+  const named = NAMED_KINDS[name ?? (typeof title === "string" ? title : "")];
+  if (named) return named;
   const props = Object.keys((schema as { properties?: object } | undefined)?.properties ?? {});
+  if (props.includes("choices")) return "decide";
   if (props.includes("found")) return "locate";
   if (props.includes("pass")) return "check";
   if (props.includes("accept")) return "judge";
@@ -157,8 +232,9 @@ export async function interpret(
   const text = texts.join("\n");
   // The provider escapes user text, so a block's content never holds "<"; the instructions'
   // own mentions of "<target>" are not blocks.
-  const tagged = /<(target|statement|expected)>([^<]*)<\/\1>/.exec(text);
+  const tagged = /<(target|statement|expected|goal)>([^<]*)<\/\1>/.exec(text);
   const snapshot = /<snapshot>([^<]*)<\/snapshot>/.exec(text);
+  const act = base.kind === "decide" || base.kind === "complete" ? readActBlocks(text) : {};
   const crop =
     /<crop_region x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)" of_width="(\d+)" of_height="(\d+)"\/>/.exec(text);
   return {
@@ -167,6 +243,7 @@ export async function interpret(
     text,
     userText: tagged ? unescape(tagged[2]!) : undefined,
     ...(snapshot ? { snapshot: unescape(snapshot[1]!) } : {}),
+    ...act,
     ...(crop
       ? {
           crop: {
@@ -179,6 +256,47 @@ export async function interpret(
           },
         }
       : {}),
+  };
+}
+
+const QUOTED = String.raw`"(?:[^"\\]|\\.)*"`;
+/** `c3 field "Email" [unchecked, focused] holds="email" options=["A","B"]`, as src/providers/prompts.ts writes it. */
+const CONTROL_LINE = new RegExp(
+  String.raw`^(\S+) (\S+) (${QUOTED})(?: \[([^\]]*)\])?(?: holds=(${QUOTED}))?(?: options=(\[.*\]))?$`,
+);
+
+/** Read one control line back; a line the double cannot read is an error, as a model would misread it. */
+function readControl(line: string): DoubleControl {
+  const m = CONTROL_LINE.exec(line);
+  if (!m) throw new NoKnowledgeError(`the double cannot read the control line ${JSON.stringify(line)}`);
+  const states = (m[4] ?? "").split(", ").filter(Boolean);
+  return {
+    id: m[1]!,
+    role: m[2]!,
+    label: JSON.parse(m[3]!) as string,
+    ...(states.includes("checked") ? { checked: true } : states.includes("unchecked") ? { checked: false } : {}),
+    ...(states.includes("selected") ? { selected: true } : {}),
+    ...(states.includes("focused") ? { focused: true } : {}),
+    ...(m[5] ? { holds: JSON.parse(m[5]) as string } : {}),
+    ...(m[6] ? { options: JSON.parse(m[6]) as string[] } : {}),
+  };
+}
+
+/** The lines of a tagged block (`<controls>`, `<history>`), unescaped; undefined when the block is absent. */
+function blockLines(text: string, tag: string): string[] | undefined {
+  const m = new RegExp(`<${tag}>\n([^<]*)\n</${tag}>`).exec(text);
+  return m ? unescape(m[1]!).split("\n").filter(Boolean) : undefined;
+}
+
+/** The controls, value names and history of a `decide` or `complete` request. */
+function readActBlocks(text: string): Pick<ReceivedRequest, "controls" | "valueNames" | "history"> {
+  const controls = blockLines(text, "controls");
+  const history = blockLines(text, "history");
+  const values = /<values>([^<]*)<\/values>/.exec(text);
+  return {
+    ...(controls ? { controls: controls.map(readControl) } : {}),
+    ...(values ? { valueNames: JSON.parse(unescape(values[1]!)) as string[] } : {}),
+    ...(history ? { history } : {}),
   };
 }
 
@@ -276,9 +394,42 @@ export async function answerFromKnowledge(knowledge: Knowledge, request: Receive
         frame: screen ?? { width: 1, height: 1 },
       };
     }
+    case "decide":
+    case "complete":
+      return answerAct(knowledge, request, kind);
     default:
       throw new NoKnowledgeError("the request carries no answer schema the double recognises");
   }
+}
+
+/** The `null` every unused field of a choice is, under strict structured output. */
+const CHOICE_FIELDS = ["control", "value", "checked", "option", "key", "direction"] as const;
+
+async function answerAct(
+  knowledge: Knowledge,
+  request: ReceivedRequest,
+  kind: "decide" | "complete",
+): Promise<NeutralAnswer> {
+  const screen = request.images.find((i) => i.name === "screen");
+  if (!screen) throw new NoKnowledgeError(`the ${kind} request has no screen image`);
+  if (!request.controls || !request.history) {
+    throw new NoKnowledgeError(`the ${kind} request has no <controls> or <history> block`);
+  }
+  const goal = request.userText ?? "";
+  if (kind === "complete") {
+    if (!knowledge.complete) throw new NoKnowledgeError("no complete knowledge");
+    const r = await knowledge.complete(goal, request.controls, request.history, frameOf(screen));
+    return { fields: { reason: r.reason ?? "double: complete", probability: r.probability }, frame: screen };
+  }
+  if (!knowledge.decide) throw new NoKnowledgeError("no decide knowledge");
+  if (!request.valueNames) throw new NoKnowledgeError("the decide request has no <values> block");
+  const r = await knowledge.decide(goal, request.controls, request.valueNames, request.history, frameOf(screen));
+  const choices = r.choices.map((c) => ({
+    action: c.action,
+    ...Object.fromEntries(CHOICE_FIELDS.map((f) => [f, c[f] ?? null])),
+    probability: c.probability,
+  }));
+  return { fields: { reason: r.reason ?? "double: decide", choices }, frame: screen };
 }
 
 /** Token counts a double reports: deterministic, from what it received and wrote. */

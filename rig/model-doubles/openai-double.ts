@@ -140,6 +140,8 @@ export async function startOpenAiDouble(knowledge: Knowledge, options: OpenAiDou
     if (kind === "check") return JSON.stringify({ reason, pass: false });
     if (kind === "judge") return JSON.stringify({ reason, accept: false, varying: [] });
     if (kind === "satisfy") return JSON.stringify({ reason, probability: 0.5 });
+    if (kind === "complete") return JSON.stringify({ reason, probability: 0 });
+    if (kind === "decide") return JSON.stringify({ reason, choices: [] });
     return JSON.stringify({ reason, realChange: true, varying: [] });
   };
   const completion = (
@@ -190,7 +192,7 @@ export async function startOpenAiDouble(knowledge: Knowledge, options: OpenAiDou
     const [route = "", search = ""] = path.split("?");
     const azure = route.startsWith("/openai/");
     const request = await interpret(partsOf(body), {
-      kind: kindOfSchema(body.response_format?.json_schema?.schema),
+      kind: kindOfSchema(body.response_format?.json_schema?.schema, body.response_format?.json_schema?.name),
       path,
       headers: req.headers,
       body: raw,

@@ -27,15 +27,21 @@ export type {
   DeviceSession,
   DriverScroll,
   ElementTarget,
+  FillInput,
   IdentityHints,
   Insets,
   Platform,
+  PressKey,
   ScrollAnswer,
   Swipe,
   Target,
 } from "../core/device/description.js";
 export type { Point, Rect, Size } from "../core/ground/geometry.js";
 export type {
+  ActOptions,
+  ActResult,
+  ActStepSummary,
+  ActAttempt,
   TapOptions,
   TapResult,
   HealRungs,

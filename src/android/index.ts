@@ -10,7 +10,7 @@
 import type { Browser, ChainablePromiseElement } from "webdriverio";
 import { registerDefaultChannel } from "../core/config/config.js";
 import { createPlatformApi, type Matchers } from "../core/engine/engine.js";
-import type { TapOptions, TapResult } from "../core/engine/options.js";
+import type { ActOptions, ActResult, TapOptions, TapResult } from "../core/engine/options.js";
 import { envDefaultChannel } from "../providers/env.js";
 import { androidAdapter } from "./adapter.js";
 
@@ -31,7 +31,22 @@ export const tap: (driver: Browser, prompt: string, options?: TapOptions) => Pro
  */
 export const expect: (subject: Browser | WebdriverIO.Element | ChainablePromiseElement) => Matchers = api.expect;
 
+/**
+ * Reach a goal in words with the screen's visible, labelled controls (docs/api.md "ai.act"): the first
+ * run on a device model + OS asks the model for one action per step and stores the steps; later runs
+ * replay them without a model. Values are typed verbatim and only their names reach the model.
+ *
+ * ```ts
+ * await ai.act(driver, "sign in", { values: { email: "qa@example.com", password: process.env.PASSWORD! } });
+ * ```
+ */
+export const act: (driver: Browser, goal: string, options?: ActOptions) => Promise<ActResult> = api.act;
+
 export type {
+  ActOptions,
+  ActResult,
+  ActStepSummary,
+  ActAttempt,
   TapOptions,
   TapResult,
   HealRungs,

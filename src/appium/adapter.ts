@@ -5,6 +5,7 @@ import { contains, type Point, type Rect } from "../core/ground/geometry.js";
 import { performSwipe, performTap, toTapUnits } from "./actions.js";
 import { elementDriver, elementMatches, elementRects } from "./element-rects.js";
 import { takePng } from "./readings.js";
+import { clearFocused, pressKey, typeIntoFocused } from "./typing.js";
 import {
   assertAppiumSession,
   assertNativeContext,
@@ -57,6 +58,11 @@ export function appiumAdapter(
       assertAppiumSession(driver, need);
       // What the last describe read; a tap uses the bounds read for the device it was given.
       let last: Reading | undefined;
+      const tap = async (point: Point) => {
+        if (!last) throw new DeviceError("tap before describe: the engine describes a session before it taps.");
+        await assertNativeContext(driver, need);
+        await performTap(driver, fromTapOrigin(toTapUnits(point, last.device.scale, last.tapBounds), last));
+      };
       return {
         // The context is checked when the session is described (once, and again when the screenshot's
         // size changes, as it does when a web context's screenshots start) and before every tap.
@@ -82,10 +88,19 @@ export function appiumAdapter(
               },
             }
           : {}),
-        async tap(point) {
-          if (!last) throw new DeviceError("tap before describe: the engine describes a session before it taps.");
+        tap,
+        // A field is focused by tapping it; typing goes to the session's active element (./typing.ts).
+        async fill({ point, text }) {
+          await tap(point);
+          await typeIntoFocused(driver, text);
+        },
+        async clear({ point }) {
+          await tap(point);
+          await clearFocused(driver);
+        },
+        async pressKey(key) {
           await assertNativeContext(driver, need);
-          await performTap(driver, fromTapOrigin(toTapUnits(point, last.device.scale, last.tapBounds), last));
+          await pressKey(driver, need.platform, key);
         },
         async swipe({ from, to, durationMs }) {
           if (!last) throw new DeviceError("swipe before describe: the engine describes a session before it swipes.");

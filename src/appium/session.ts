@@ -24,6 +24,14 @@ export type AppiumSession = Pick<
   $$?: Browser["$$"];
   /** W3C `GET /element/{id}/rect`, in tap units from the screen's corner (iPad windows included). */
   getElementRect?: Browser["getElementRect"];
+  /** W3C `GET /element/active`: the focused element (`ai.act`'s fill and clear). */
+  getActiveElement?: () => Promise<unknown>;
+  /** W3C Element Clear. */
+  elementClear?: (elementId: string) => Promise<unknown>;
+  /** W3C Element Send Keys. */
+  elementSendKeys?: (elementId: string, text: string) => Promise<unknown>;
+  /** W3C Back (Android's Back key). */
+  back?: () => Promise<unknown>;
 };
 
 const SESSION_METHODS = ["execute", "getWindowRect", "takeScreenshot", "performActions", "releaseActions"] as const;

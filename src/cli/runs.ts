@@ -12,7 +12,7 @@ import { realFileIn } from "./report/files.js";
 
 /** One recorded call: a log entry plus when it ended. */
 export const RunEntrySchema = z.looseObject({
-  api: z.enum(["tap", "toMatchScreenshot", "toSatisfy"]),
+  api: z.enum(["tap", "toMatchScreenshot", "toSatisfy", "act"]),
   prompt: z.string().optional(),
   name: z.string().optional(),
   device: z.string(),

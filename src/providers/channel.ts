@@ -23,6 +23,8 @@ import type { RetryOptions } from "./options.js";
 import {
   checkInstruction,
   compareInstruction,
+  completeInstruction,
+  decideInstruction,
   judgeInstruction,
   locateInstruction,
   refineInstruction,
@@ -31,7 +33,16 @@ import {
   type Turn,
 } from "./prompts.js";
 import { withRetries } from "./retry.js";
-import { addUsage, BeyondImageError, fromWire, parseWire, type AnswerCore, type BoxConvention } from "./wire.js";
+import {
+  addUsage,
+  BeyondImageError,
+  fromBoxlessWire,
+  fromWire,
+  parseWire,
+  type AnswerCore,
+  type BoxConvention,
+  type BoxlessKind,
+} from "./wire.js";
 
 /** The model's reply to one turn. */
 export interface ModelReply {
@@ -64,16 +75,46 @@ interface Asked {
   usage?: Usage;
 }
 
+/** What every kind's turn uses: the backend, its image plans, and the two ways to ask. */
+interface Asking {
+  backend: ModelBackend;
+  plan: ImagePlan;
+  /** Ask one turn and read its boxes in the frame of `frame`. */
+  ask(kind: AiKind, turn: Turn, frame: PreparedImage, sending: AiRequestOptions): Promise<Asked>;
+  /** Ask one turn and return its wire JSON, boxes unread. */
+  askRaw(
+    kind: AiKind,
+    turn: Turn,
+    sending: AiRequestOptions,
+  ): Promise<{ core: Record<string, unknown> } & Omit<Asked, "core">>;
+}
+
+/** One kind's turn: build it from the request, ask, and read the answer. */
+type KindTurn<K extends AiKind> = (
+  asking: Asking,
+  request: AiRequestOf<K>,
+  sending: AiRequestOptions,
+) => Promise<Asked>;
+
 /** Build an {@link AiChannel} over a provider's backend. */
 export function modelChannel(backend: ModelBackend): AiChannel {
-  const { boxes, image: plan } = backend;
-  const diffPlan: ImagePlan = { ...plan, format: "png" };
+  const asking = askingOver(backend);
+  return {
+    async request(request: AiRequest, options: AiRequestOptions): Promise<AiAnswer> {
+      const checked = AiRequestSchema.safeParse(request);
+      if (!checked.success) {
+        throw new InputError(
+          `The ${backend.id.provider} provider got an invalid request: ${describeZodError(checked.error)}.`,
+        );
+      }
+      const turn = TURNS[checked.data.kind] as KindTurn<AiKind>;
+      const { core, model, usage } = await turn(asking, checked.data, options);
+      return parseAnswer(request.kind, { ...core, model: model || backend.id.model, ...(usage ? { usage } : {}) });
+    },
+  };
+}
 
-  async function ask(kind: AiKind, turn: Turn, frame: PreparedImage, sending: AiRequestOptions): Promise<Asked> {
-    const { core, model, usage } = await askRaw(kind, turn, sending);
-    return { core: fromWire(kind, core, boxes, frame), model, usage };
-  }
-
+function askingOver(backend: ModelBackend): Asking {
   /** One turn, retried; every attempt claims its place in the budget before it is sent. */
   async function askRaw(kind: AiKind, turn: Turn, { signal, claim }: AiRequestOptions) {
     const reply = await withRetries(
@@ -86,130 +127,152 @@ export function modelChannel(backend: ModelBackend): AiChannel {
         return backend.send(turn, kind, signal);
       },
     );
-    return { core: parseWire(kind, reply.text, boxes), model: reply.model, usage: reply.usage };
+    return { core: parseWire(kind, reply.text, backend.boxes), model: reply.model, usage: reply.usage };
   }
-
-  /**
-   * A refinement answer in the crop's frame, as asked; or, when its pixel box reaches beyond the crop but
-   * lies inside the crop's region of the screenshot, read as the screenshot's pixels (the other frame the
-   * prompt mentions). Anything else is rejected: undefined, and the first box stands.
-   */
-  function refinedCore(
-    wire: Record<string, unknown>,
-    crop: PreparedImage,
-    screen: { width: number; height: number },
-  ): AnswerCore | undefined {
-    try {
-      return fromWire("locate", wire, boxes, crop);
-    } catch (error) {
-      if (!(error instanceof BeyondImageError)) throw error;
-    }
-    const whole: PreparedImage = {
-      sent: { ...crop.sent, width: screen.width, height: screen.height },
-      region: { x: 0, y: 0, width: screen.width, height: screen.height },
-    };
-    try {
-      const core = fromWire("locate", wire, boxes, whole);
-      const box = "box" in core ? core.box : undefined;
-      const r = crop.region;
-      const cx = box ? box.x + box.width / 2 : -1;
-      const cy = box ? box.y + box.height / 2 : -1;
-      return cx >= r.x && cx <= r.x + r.width && cy >= r.y && cy <= r.y + r.height ? core : undefined;
-    } catch (error) {
-      if (error instanceof BeyondImageError) return undefined;
-      throw error;
-    }
-  }
-
-  async function locate(request: AiRequestOf<"locate">, sending: AiRequestOptions): Promise<Asked> {
-    const screen = await prepareImage(request.screen, plan);
-    const reference = request.reference ? await prepareImage(request.reference, plan) : undefined;
-    const first = await ask(
-      "locate",
-      {
-        system: locateInstruction(boxes, screen, !!reference),
-        parts: userParts.locate(request.prompt, screen, reference, request.evidence),
-      },
-      screen,
-      sending,
-    );
-    if (!backend.refine || !("found" in first.core) || !first.core.found || !first.core.box) return first;
-
-    const region = refinementRegion(first.core.box, request.screen);
-    const crop = await prepareImage(request.screen, plan, region);
-    const second = await askRaw(
-      "locate",
-      { system: refineInstruction(boxes, crop), parts: userParts.refine(request.prompt, crop, request.screen) },
-      sending,
-    );
-    const usage = addUsage(first.usage, second.usage);
-    const core = refinedCore(second.core, crop, request.screen);
-    // The crop may cut the element off, or the answer fit neither frame; then the first, coarser box stands.
-    const refined = core && "found" in core && core.found ? core : first.core;
-    return { core: refined, model: second.model ?? first.model, usage };
-  }
-
-  async function answer(request: AiRequest, sending: AiRequestOptions): Promise<Asked> {
-    switch (request.kind) {
-      case "locate":
-        return locate(request, sending);
-      case "check": {
-        const screen = await prepareImage(request.screen, plan);
-        const turn = { system: checkInstruction(), parts: userParts.check(request.statement, screen) };
-        return ask("check", turn, screen, sending);
-      }
-      case "judge": {
-        const screen = await prepareImage(request.screen, plan);
-        const references = await Promise.all(
-          request.references.map(async (r) => ({ device: r.device, image: await prepareImage(r.image, plan) })),
-        );
-        const turn = {
-          system: judgeInstruction(boxes, screen, references.length),
-          parts: userParts.judge(request.prompt, screen, references),
-        };
-        return ask("judge", turn, screen, sending);
-      }
-      case "compare": {
-        const [baseline, screen, diff] = await Promise.all([
-          prepareImage(request.baseline, plan),
-          prepareImage(request.screen, plan),
-          prepareImage(request.diff, diffPlan),
-        ]);
-        const turn = {
-          system: compareInstruction(boxes, screen),
-          parts: userParts.compare(request.prompt, baseline, screen, diff),
-        };
-        return ask("compare", turn, screen, sending);
-      }
-      case "satisfy":
-        return satisfy(request, sending);
-      case "decide":
-      case "complete":
-        throw new InputError(`The ${backend.id.provider} provider does not answer "${request.kind}" requests yet.`);
-    }
-  }
-
-  async function satisfy(request: AiRequestOf<"satisfy">, sending: AiRequestOptions): Promise<Asked> {
-    const screen = request.screen ? await prepareImage(request.screen, plan) : undefined;
-    const turn = {
-      system: satisfyInstruction(!!screen),
-      parts: userParts.satisfy(request.statement, request.evidence, screen, request.context),
-    };
-    // A satisfy answer has no boxes, so no image frame is read: the raw answer is the answer.
-    const { core, model, usage } = await askRaw("satisfy", turn, sending);
-    return { core: { probability: core.probability as number, reason: core.reason as string }, model, usage };
-  }
-
   return {
-    async request(request: AiRequest, options: AiRequestOptions): Promise<AiAnswer> {
-      const checked = AiRequestSchema.safeParse(request);
-      if (!checked.success) {
-        throw new InputError(
-          `The ${backend.id.provider} provider got an invalid request: ${describeZodError(checked.error)}.`,
-        );
-      }
-      const { core, model, usage } = await answer(checked.data, options);
-      return parseAnswer(request.kind, { ...core, model: model || backend.id.model, ...(usage ? { usage } : {}) });
+    backend,
+    plan: backend.image,
+    askRaw,
+    async ask(kind, turn, frame, sending) {
+      const { core, model, usage } = await askRaw(kind, turn, sending);
+      return { core: fromWire(kind, core, backend.boxes, frame), model, usage };
     },
   };
 }
+
+/** Ask a turn of a kind whose answer has no boxes: the wire answer is read without an image frame. */
+async function askBoxless(asking: Asking, kind: BoxlessKind, turn: Turn, sending: AiRequestOptions): Promise<Asked> {
+  const { core, model, usage } = await asking.askRaw(kind, turn, sending);
+  return { core: fromBoxlessWire(kind, core), model, usage };
+}
+
+/**
+ * A refinement answer in the crop's frame, as asked; or, when its pixel box reaches beyond the crop but
+ * lies inside the crop's region of the screenshot, read as the screenshot's pixels (the other frame the
+ * prompt mentions). Anything else is rejected: undefined, and the first box stands.
+ */
+function refinedCore(
+  boxes: BoxConvention,
+  wire: Record<string, unknown>,
+  crop: PreparedImage,
+  screen: { width: number; height: number },
+): AnswerCore | undefined {
+  try {
+    return fromWire("locate", wire, boxes, crop);
+  } catch (error) {
+    if (!(error instanceof BeyondImageError)) throw error;
+  }
+  const whole: PreparedImage = {
+    sent: { ...crop.sent, width: screen.width, height: screen.height },
+    region: { x: 0, y: 0, width: screen.width, height: screen.height },
+  };
+  try {
+    const core = fromWire("locate", wire, boxes, whole);
+    const box = "box" in core ? core.box : undefined;
+    const r = crop.region;
+    const cx = box ? box.x + box.width / 2 : -1;
+    const cy = box ? box.y + box.height / 2 : -1;
+    return cx >= r.x && cx <= r.x + r.width && cy >= r.y && cy <= r.y + r.height ? core : undefined;
+  } catch (error) {
+    if (error instanceof BeyondImageError) return undefined;
+    throw error;
+  }
+}
+
+const locateTurn: KindTurn<"locate"> = async ({ backend, plan, ask, askRaw }, request, sending) => {
+  const { boxes } = backend;
+  const screen = await prepareImage(request.screen, plan);
+  const reference = request.reference ? await prepareImage(request.reference, plan) : undefined;
+  const first = await ask(
+    "locate",
+    {
+      system: locateInstruction(boxes, screen, !!reference),
+      parts: userParts.locate(request.prompt, screen, reference, request.evidence),
+    },
+    screen,
+    sending,
+  );
+  if (!backend.refine || !("found" in first.core) || !first.core.found || !first.core.box) return first;
+
+  const region = refinementRegion(first.core.box, request.screen);
+  const crop = await prepareImage(request.screen, plan, region);
+  const second = await askRaw(
+    "locate",
+    { system: refineInstruction(boxes, crop), parts: userParts.refine(request.prompt, crop, request.screen) },
+    sending,
+  );
+  const usage = addUsage(first.usage, second.usage);
+  const core = refinedCore(boxes, second.core, crop, request.screen);
+  // The crop may cut the element off, or the answer fit neither frame; then the first, coarser box stands.
+  const refined = core && "found" in core && core.found ? core : first.core;
+  return { core: refined, model: second.model ?? first.model, usage };
+};
+
+const checkTurn: KindTurn<"check"> = async ({ plan, ask }, request, sending) => {
+  const screen = await prepareImage(request.screen, plan);
+  const turn = { system: checkInstruction(), parts: userParts.check(request.statement, screen) };
+  return ask("check", turn, screen, sending);
+};
+
+const judgeTurn: KindTurn<"judge"> = async ({ backend, plan, ask }, request, sending) => {
+  const screen = await prepareImage(request.screen, plan);
+  const references = await Promise.all(
+    request.references.map(async (r) => ({ device: r.device, image: await prepareImage(r.image, plan) })),
+  );
+  const turn = {
+    system: judgeInstruction(backend.boxes, screen, references.length),
+    parts: userParts.judge(request.prompt, screen, references),
+  };
+  return ask("judge", turn, screen, sending);
+};
+
+const compareTurn: KindTurn<"compare"> = async ({ backend, plan, ask }, request, sending) => {
+  // The diff is sent lossless: its red pixels are the point.
+  const diffPlan: ImagePlan = { ...plan, format: "png" };
+  const [baseline, screen, diff] = await Promise.all([
+    prepareImage(request.baseline, plan),
+    prepareImage(request.screen, plan),
+    prepareImage(request.diff, diffPlan),
+  ]);
+  const turn = {
+    system: compareInstruction(backend.boxes, screen),
+    parts: userParts.compare(request.prompt, baseline, screen, diff),
+  };
+  return ask("compare", turn, screen, sending);
+};
+
+const satisfyTurn: KindTurn<"satisfy"> = async (asking, request, sending) => {
+  const screen = request.screen ? await prepareImage(request.screen, asking.plan) : undefined;
+  const turn = {
+    system: satisfyInstruction(!!screen),
+    parts: userParts.satisfy(request.statement, request.evidence, screen, request.context),
+  };
+  return askBoxless(asking, "satisfy", turn, sending);
+};
+
+const decideTurn: KindTurn<"decide"> = async (asking, request, sending) => {
+  const screen = await prepareImage(request.screen, asking.plan);
+  return askBoxless(
+    asking,
+    "decide",
+    { system: decideInstruction(), parts: userParts.decide(request, screen) },
+    sending,
+  );
+};
+
+const completeTurn: KindTurn<"complete"> = async (asking, request, sending) => {
+  const screen = await prepareImage(request.screen, asking.plan);
+  const turn = { system: completeInstruction(), parts: userParts.complete(request, screen) };
+  return askBoxless(asking, "complete", turn, sending);
+};
+
+/** Each kind's turn. */
+const TURNS: { [K in AiKind]: KindTurn<K> } = {
+  locate: locateTurn,
+  check: checkTurn,
+  judge: judgeTurn,
+  compare: compareTurn,
+  satisfy: satisfyTurn,
+  decide: decideTurn,
+  complete: completeTurn,
+};

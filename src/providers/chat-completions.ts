@@ -5,7 +5,7 @@
  * OpenAI-compatible server (vLLM, Ollama, LM Studio) and every Azure API version speaks it.
  */
 import type OpenAI from "openai";
-import type { AiChannel, AiKind } from "../core/model/contract.js";
+import { AI_KINDS, type AiChannel, type AiKind } from "../core/model/contract.js";
 import { modelChannel, type ModelReply } from "./channel.js";
 import { providerError, type Failure, type ProviderIdentity } from "./failure.js";
 import { htmlAnswerIn, htmlFailure } from "./html-answer.js";
@@ -13,7 +13,7 @@ import { imagePlan } from "./images.js";
 import type { CommonProviderOptions } from "./options.js";
 import type { Turn } from "./prompts.js";
 import { coordinatePlan, inferCoordinates, type Coordinates } from "./coordinates.js";
-import { KEYWORDS_NOT_EVERYWHERE, wireSchemas, withoutKeywords, type BoxConvention } from "./wire.js";
+import { KEYWORDS_NOT_EVERYWHERE, wireSchemaName, wireSchemas, withoutKeywords, type BoxConvention } from "./wire.js";
 
 export type { Coordinates } from "./coordinates.js";
 
@@ -116,7 +116,7 @@ function reasoningEfforts(
 ): Partial<Record<AiKind, ReasoningEffort>> {
   const chosen =
     typeof option === "string"
-      ? { locate: option, check: option, judge: option, compare: option }
+      ? Object.fromEntries(AI_KINDS.map((kind) => [kind, option]))
       : (option ?? (defaultsToLowLocate(target) ? { locate: "low" } : {}));
   return Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== "model-default"));
 }
@@ -192,7 +192,10 @@ export function chatCompletionsChannel(target: ChatCompletionsTarget, options: C
           { role: "system", content: turn.system },
           { role: "user", content },
         ],
-        response_format: responseFormat(zodResponseFormat(wireSchemas(boxes)[kind], `${kind}_answer`), target.server),
+        response_format: responseFormat(
+          zodResponseFormat(wireSchemas(boxes)[kind], wireSchemaName(kind)),
+          target.server,
+        ),
         ...(effort[kind] ? { reasoning_effort: effort[kind] } : {}),
       },
       { signal },

@@ -109,9 +109,9 @@ export function acceptedLevels(thinking: ThinkingControl): readonly ThinkingLeve
 /**
  * The thinking each kind gets when the options say nothing: `locate` and `check` the lowest
  * level the family accepts (a box or a yes/no on one screen does not improve with thinking, and
- * these are most of the calls), `judge`, `compare` and `satisfy` the model's own default (they
- * decide what becomes a baseline or a stored judgment, and run once per value). docs/providers.md
- * states the same.
+ * these are most of the calls), `judge`, `compare`, `satisfy`, `decide` and `complete` the model's own
+ * default (they decide what becomes a baseline, a stored judgment or a learned step, and run once per
+ * value). docs/providers.md states the same.
  */
 export function defaultThinking(family: GeminiFamily): Partial<Record<AiKind, ThinkingLevelName>> {
   const lowest = acceptedLevels(family.thinking)[0];

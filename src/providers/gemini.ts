@@ -45,7 +45,7 @@ export interface GeminiOptions extends CommonProviderOptions {
   baseUrl?: string;
   /**
    * Thinking per request kind. Default: `locate` and `check` at the lowest level the model
-   * accepts, `judge` and `compare` at the model's default. Gemini 3+ takes levels (which ones
+   * accepts, the other kinds at the model's default. Gemini 3+ takes levels (which ones
    * depends on the model: a level it refuses is a ConfigError naming the ones it accepts), Gemini
    * 2.5 token budgets (docs/providers.md lists them), Gemini 2.0 none.
    */

@@ -141,10 +141,22 @@ export function withoutKeywords(schema: unknown, keywords: readonly string[]): u
   );
 }
 
-/** The wire JSON schema of a kind as plain JSON Schema (for Gemini's `responseJsonSchema`). */
+/**
+ * The wire JSON schema of a kind as plain JSON Schema (for Gemini's `responseJsonSchema`), titled
+ * `<kind>_answer` as the Chat Completions schemas are named: `satisfy` and `complete` have the same
+ * fields, and a reader of the request (the wire doubles) tells them apart by it. Every keyword used
+ * (`type`, `title`, `description`, `enum`, `items`, `anyOf`, `properties`, `additionalProperties`,
+ * `required`, and a box's `minItems`/`maxItems`) is one Gemini documents as supported there
+ * (docs/providers.md, "Structured output").
+ */
 export function wireJsonSchema(kind: AiKind, c: BoxConvention): Record<string, unknown> {
   const { $schema: _drop, ...schema } = z.toJSONSchema(wireSchemas(c)[kind]) as Record<string, unknown>;
-  return schema;
+  return { title: wireSchemaName(kind), ...schema };
+}
+
+/** The name of a kind's wire schema: `response_format.json_schema.name`, and the title of Gemini's schema. */
+export function wireSchemaName(kind: AiKind): string {
+  return `${kind}_answer`;
 }
 
 /** A pixel box may overshoot the image by rounding; more than this means another frame. */
@@ -250,11 +262,26 @@ export function fromWire(
       return { realChange: wire.realChange as boolean, reason, ...(varying.length ? { varying } : {}) };
     }
     case "satisfy":
-    case "complete":
-      return { probability: wire.probability as number, reason };
     case "decide":
-      return { choices: (wire.choices as Record<string, unknown>[]).map(withoutNulls) as ActionChoice[], reason };
+    case "complete":
+      return fromBoxlessWire(kind, wire);
   }
+}
+
+/** The kinds whose answers carry no boxes, so no image frame is needed to read them. */
+export type BoxlessKind = "satisfy" | "decide" | "complete";
+
+/**
+ * Turn a parsed wire answer of a kind without boxes into the tapshot answer fields. A `decide`
+ * choice loses its null fields (strict structured output writes null for each unused one); the
+ * contract then checks the probabilities' range and the choices' count.
+ */
+export function fromBoxlessWire(kind: BoxlessKind, wire: Record<string, unknown>): AnswerCore {
+  const reason = wire.reason as string;
+  if (kind === "decide") {
+    return { choices: (wire.choices as Record<string, unknown>[]).map(withoutNulls) as ActionChoice[], reason };
+  }
+  return { probability: wire.probability as number, reason };
 }
 
 /** Add token counts, leaving out what neither side knows. */

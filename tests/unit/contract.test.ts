@@ -88,13 +88,26 @@ describe("answers", () => {
     expect(() => parseAnswer("satisfy", { ...(valid.satisfy as object), probability: -0.1 })).toThrow(/probability/);
   });
 
+  test("a decide answer names an action of the closed set, with its probability from 0 to 1", () => {
+    const choice = { action: "tap", control: "c7", probability: 0.9 };
+    const decide = (choices: unknown[]) => parseAnswer("decide", { ...(valid.decide as object), choices });
+    expect(() => decide([{ ...choice, action: "swipe" }])).toThrow(/choices\.0\.action/);
+    expect(() => decide([{ ...choice, probability: 1.01 }])).toThrow(/choices\.0\.probability/);
+    expect(() => decide([{ action: "press", key: "escape", probability: 0.9 }])).toThrow(/choices\.0\.key/);
+    expect(() => decide(Array.from({ length: 11 }, () => choice))).toThrow(/choices/);
+    expect(decide([]).choices).toEqual([]);
+    expect(() => parseAnswer("complete", { ...(valid.complete as object), probability: 1.5 })).toThrow(
+      /"complete" answer: probability/,
+    );
+  });
+
   test("answerSchemas holds one schema per kind", () => {
     expect(Object.keys(answerSchemas).sort()).toEqual([...AI_KINDS].sort());
   });
 });
 
 describe("requests", () => {
-  test("the five request kinds are JSON-serialisable and parse", () => {
+  test("every request kind is JSON-serialisable and parses", () => {
     const requests = [
       { kind: "locate", screen, prompt: "the checkout button" },
       { kind: "locate", screen, prompt: "the checkout button", reference: screen },
@@ -104,6 +117,19 @@ describe("requests", () => {
       { kind: "compare", screen, baseline: screen, diff: screen, prompt: "the cart" },
       { kind: "satisfy", statement: "a refund is requested", evidence: 'text: "Refund requested"' },
       { kind: "satisfy", statement: "the chart rises", evidence: "(no text)", screen, context: "dates vary" },
+      {
+        kind: "decide",
+        goal: "sign in",
+        screen,
+        controls: [
+          { id: "c1", role: "field", label: "Email", holds: "(empty)", focused: true },
+          { id: "c2", role: "switch", label: "Remember me", checked: false },
+          { id: "c3", role: "select", label: "Country", options: ["Spain", "France"] },
+        ],
+        valueNames: ["email"],
+        history: [],
+      },
+      { kind: "complete", goal: "sign in", screen, controls: [], history: ["1. tap c5 (Sign in): done"] },
     ];
     for (const request of requests) {
       expect(AiRequestSchema.parse(JSON.parse(JSON.stringify(request)))).toEqual(request);
@@ -121,6 +147,30 @@ describe("requests", () => {
     { kind: "judge", screen, prompt: "p" },
     { kind: "compare", screen: { ...screen, mimeType: "image/gif" }, baseline: screen, diff: screen, prompt: "p" },
     { kind: "tap", screen, prompt: "p" },
+    {
+      kind: "decide",
+      goal: "g",
+      screen,
+      controls: [{ id: "c1", role: "slider", label: "x" }],
+      valueNames: [],
+      history: [],
+    },
+    {
+      kind: "decide",
+      goal: "g",
+      screen,
+      controls: [],
+      valueNames: Array.from({ length: 11 }, (_, i) => `v${i}`),
+      history: [],
+    },
+    { kind: "complete", goal: "", screen, controls: [], history: [] },
+    {
+      kind: "complete",
+      goal: "g",
+      screen,
+      controls: Array.from({ length: 501 }, (_, i) => ({ id: `c${i}`, role: "button", label: "b" })),
+      history: [],
+    },
   ])("an invalid request is refused: %#", (request) => {
     expect(AiRequestSchema.safeParse(request).success).toBe(false);
   });

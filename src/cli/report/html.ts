@@ -151,7 +151,7 @@ function tapCard(view: TapView, now: number): string {
 function callRow(call: CallView): string {
   const e = call.entry;
   return `<tr data-testid="call" data-outcome="${esc(e.outcome)}">
-  <td>${esc(e.api === "tap" ? "tap" : e.api === "toSatisfy" ? "toSatisfy" : "screenshot")}</td><td>${esc(e.prompt ?? e.name ?? "")}</td><td class="mono">${esc(e.device)}</td>
+  <td>${esc(e.api === "tap" || e.api === "act" || e.api === "toSatisfy" ? e.api : "screenshot")}</td><td>${esc(e.prompt ?? e.name ?? "")}</td><td class="mono">${esc(e.device)}</td>
   <td>${badge(e.outcome)}</td><td>${esc(e.aiCalls ?? "")}</td><td>${e.durationMs !== undefined ? `${Math.round(e.durationMs)} ms` : ""}</td>
   <td class="detail">${esc(e.detail ?? "")}</td></tr>`;
 }

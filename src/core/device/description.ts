@@ -137,7 +137,35 @@ export interface DeviceSession {
    * gone). Needed by `toSatisfy` on an element or selector, which refuses several matches.
    */
   elementMatches?(target: ElementTarget): Promise<Rect[]>;
+
+  /**
+   * Optional: focus the field at `point` (screenshot pixels, as {@link tap}) and type `text` into
+   * it verbatim, replacing what it held. Needed by `ai.act`'s `fill` only. `text` is a test's value
+   * (a password): never put it in an error, a log line or anything stored.
+   */
+  fill?(input: FillInput): Promise<void>;
+
+  /** Optional: focus the field at `point` and clear it. Needed by `ai.act`'s `clear` only. */
+  clear?(input: { point: Point }): Promise<void>;
+
+  /**
+   * Optional: press a key on the focused element or the device: `enter` (Enter, Done, Go), `back`
+   * (Android's Back; an iOS session throws a DeviceError saying iOS has none), `tab` (next field).
+   * Needed by `ai.act`'s `press` only.
+   */
+  pressKey?(key: PressKey): Promise<void>;
 }
+
+/** What {@link DeviceSession.fill} types, and where. */
+export interface FillInput {
+  /** The field, in screenshot pixels. */
+  point: Point;
+  /** Typed verbatim; a secret to every sink. */
+  text: string;
+}
+
+/** A key {@link DeviceSession.pressKey} presses. */
+export type PressKey = "enter" | "back" | "tab";
 
 /** A scroll the driver performs itself: of `area` (screenshot pixels), by `share` of its height. */
 export interface DriverScroll {

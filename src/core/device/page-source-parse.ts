@@ -51,7 +51,19 @@ export interface PageNode extends A11yElement {
   states: Record<string, string>;
   /** A text field (EditText, XCUIElementTypeTextField...): its text or value is what the user typed. */
   editable: boolean;
+  /**
+   * What `ai.act`'s observation reads beyond the stable attributes (src/core/device/controls.ts):
+   * UiAutomator2's `clickable`, `checkable`, `scrollable`, `password` and `hint`, XCUITest's
+   * `placeholderValue`, and the typed `text`/`value` of a field, which only the observation compares.
+   */
+  traits: Record<string, string>;
 }
+
+/** The attributes kept in {@link PageNode.traits}, per platform. */
+const TRAIT_ATTRIBUTES: Record<Platform, string[]> = {
+  android: ["clickable", "checkable", "scrollable", "password", "hint", "text"],
+  ios: ["placeholderValue", "value"],
+};
 
 /** The states kept per platform: UiAutomator2 serves all four; XCUITest serves `enabled` and `selected`. */
 const STATE_ATTRIBUTES: Record<Platform, string[]> = {
@@ -106,7 +118,9 @@ function pageNode(
   for (const name of STATE_ATTRIBUTES[platform]) if (attrs[name] !== undefined) states[name] = attrs[name];
   const cls = attributes[CLASS_ATTRIBUTES[platform]] ?? "";
   const editable = EDITABLE[platform].test(cls) || attrs.password === "true";
-  return { attributes, bounds: at.bounds, depth: at.depth, states, editable };
+  const traits: Record<string, string> = {};
+  for (const name of TRAIT_ATTRIBUTES[platform]) if (attrs[name] !== undefined) traits[name] = attrs[name];
+  return { attributes, bounds: at.bounds, depth: at.depth, states, editable, traits };
 }
 
 function stableAttributes(attrs: Record<string, string>, tag: string, platform: Platform): Record<string, string> {

@@ -23,6 +23,8 @@ import { checkScreenshotInput } from "../flows/screenshot/input.js";
 import { InputError } from "../ground/errors.js";
 import type { ElementTarget } from "../device/description.js";
 import { checkSatisfyInput, runSatisfy, type SatisfyOptions, type SatisfyResult } from "../flows/satisfy/satisfy.js";
+import { actKeyOf, runAct } from "../flows/act/act-kind.js";
+import { checkActInput, type ActOptions, type ActResult } from "../flows/act/act-params.js";
 
 /** What `expect(driver)` returns. `.not` is deliberately not offered: a baseline records what should be there. */
 export interface ScreenshotMatchers {
@@ -54,6 +56,8 @@ export interface PlatformApi {
   tap(driver: unknown, prompt: string, options?: TapOptions): Promise<TapResult>;
   /** Assertions on this driver's screen, or on an element (a WebdriverIO element) for `toSatisfy`. */
   expect(subject: unknown): Matchers;
+  /** Reach a goal in words with the screen's controls; see `tapshot/android`'s `act`. */
+  act(driver: unknown, goal: string, options?: ActOptions): Promise<ActResult>;
 }
 
 /** One call of a flow: its store key on the described device, and the flow itself. */
@@ -64,7 +68,7 @@ interface Flow<R> {
 
 /** One public call: which API, about what, on which driver, within which budget, running which flow. */
 interface FlowCall<R> {
-  api: "tap" | "toMatchScreenshot" | "toSatisfy";
+  api: "tap" | "toMatchScreenshot" | "toSatisfy" | "act";
   /** The prompt or baseline name, for the log. */
   subject: string;
   driver: unknown;
@@ -130,6 +134,18 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
         flow: { keyOf: (call) => tapKeyOf(call, params), run: (call, key) => runTap(call, key, params) },
       });
       return result as TapResult;
+    },
+
+    async act(driver, goal, options) {
+      const { params, timeout, signal } = checkActInput(goal, options);
+      const result = await run({
+        api: "act",
+        subject: params.goal,
+        driver,
+        budget: { timeout, signal },
+        flow: { keyOf: (call) => actKeyOf(call, params), run: (call, key) => runAct(call, key, params) },
+      });
+      return result as ActResult;
     },
 
     expect(subject) {

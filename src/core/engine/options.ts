@@ -22,6 +22,7 @@ export type { ScrollDirection } from "../device/swipe-geometry.js";
 export type { MaskEntry, MaskElement, PromptMask } from "../flows/screenshot/mask-entries.js";
 export type { FullPageOptions } from "../flows/screenshot/page-options.js";
 export type { SatisfyOptions, SatisfyResult } from "../flows/satisfy/satisfy.js";
+export type { ActOptions, ActResult, ActStepSummary, ActAttempt } from "../flows/act/act-params.js";
 
 /** Options of `tap`. */
 export interface TapOptions {

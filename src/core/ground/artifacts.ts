@@ -11,7 +11,7 @@ export interface Artifact {
   mimeType: "image/png";
   data: Buffer;
   /** The API call that produced it. */
-  api: "tap" | "toMatchScreenshot" | "toSatisfy";
+  api: "tap" | "toMatchScreenshot" | "toSatisfy" | "act";
   /** The tap prompt or the baseline name. */
   subject: string;
   /** Device slug. */

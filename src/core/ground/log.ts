@@ -31,7 +31,7 @@ export interface ModelCall {
 /** One entry per `tap`, `toMatchScreenshot` or `toSatisfy` call. */
 export interface LogEntry {
   /** Which API made the call. */
-  api: "tap" | "toMatchScreenshot" | "toSatisfy";
+  api: "tap" | "toMatchScreenshot" | "toSatisfy" | "act";
   /** The tap's prompt, or toSatisfy's statement (prefixed `not: ` under `.not`). */
   prompt?: string;
   /** The baseline name (screenshots only). */
@@ -64,6 +64,7 @@ export const UPDATED_MESSAGE = "tapshot updated a stored value";
 /** `tap "..."`, `screenshot "..."` or `toSatisfy "..."`, for lines and reports. */
 export function subjectOf(entry: Pick<LogEntry, "api" | "prompt" | "name">): string {
   if (entry.api === "tap") return `tap "${entry.prompt}"`;
+  if (entry.api === "act") return `act "${entry.prompt}"`;
   return entry.api === "toSatisfy" ? `toSatisfy "${entry.prompt}"` : `screenshot "${entry.name}"`;
 }
 

@@ -19,7 +19,7 @@ import { claimAiCall } from "./budget.js";
 import { untilAborted, type Deadline } from "../ground/deadline.js";
 import { applyTarget, type DescribedDevice, type DeviceDescription } from "../device/description.js";
 import type { Point, Rect } from "../ground/geometry.js";
-import type { DriverScroll, ElementTarget, ScrollAnswer, Swipe } from "../device/description.js";
+import type { DriverScroll, ElementTarget, FillInput, PressKey, ScrollAnswer, Swipe } from "../device/description.js";
 import { imageSize } from "../pixels/image-decode.js";
 import { redact } from "../ground/secrets.js";
 import { TimeoutError } from "../ground/errors.js";
@@ -107,6 +107,27 @@ export class Call {
     this.deadline.throwIfAborted();
     this.screenPageSource = undefined;
     await this.opened.tap(point);
+  }
+
+  /** Type a value into the field at a point (`ai.act`); the text never reaches a log line. */
+  async fill(input: FillInput): Promise<void> {
+    this.deadline.throwIfAborted();
+    this.screenPageSource = undefined;
+    await this.opened.fill(input);
+  }
+
+  /** Clear the field at a point (`ai.act`). */
+  async clear(input: { point: Point }): Promise<void> {
+    this.deadline.throwIfAborted();
+    this.screenPageSource = undefined;
+    await this.opened.clear(input);
+  }
+
+  /** Press a key (`ai.act`). */
+  async pressKey(key: PressKey): Promise<void> {
+    this.deadline.throwIfAborted();
+    this.screenPageSource = undefined;
+    await this.opened.pressKey(key);
   }
 
   /** Swipe in screenshot pixels (tap's scroll option). */
@@ -241,8 +262,8 @@ export class Call {
   async report(role: Artifact["role"], data: Buffer, label: string = role): Promise<void> {
     const api = this.log.api;
     const subject =
-      api === "tap" || api === "toSatisfy"
-        ? `${api === "tap" ? "tap" : "satisfy"}-${slugify(this.subject, 40)}`
+      api === "tap" || api === "toSatisfy" || api === "act"
+        ? `${api === "toSatisfy" ? "satisfy" : api}-${slugify(this.subject, 40)}`
         : `screenshot-${this.subject}`;
     const artifact: Artifact = {
       name: redact(`${subject}__${this.deviceSlug}__${label}.png`),

@@ -8,6 +8,8 @@ import type {
   DeviceSession,
   DriverScroll,
   ElementTarget,
+  FillInput,
+  PressKey,
   ScrollAnswer,
 } from "../device/description.js";
 import { DeviceError } from "../ground/errors.js";
@@ -89,6 +91,24 @@ export class OpenedDevice {
     return this.session.swipe(swipe);
   }
 
+  /** Type into the field at a point; a DeviceError saying so when the session cannot (docs/devices.md). */
+  fill(input: FillInput): Promise<void> {
+    if (typeof this.session.fill !== "function") throw missingForAct("fill(input)", "fill");
+    return this.session.fill(input);
+  }
+
+  /** Clear the field at a point; a DeviceError saying so when the session cannot. */
+  clear(input: { point: Point }): Promise<void> {
+    if (typeof this.session.clear !== "function") throw missingForAct("clear(input)", "clear");
+    return this.session.clear(input);
+  }
+
+  /** Press a key; a DeviceError saying so when the session cannot. */
+  pressKey(key: PressKey): Promise<void> {
+    if (typeof this.session.pressKey !== "function") throw missingForAct("pressKey(key)", "press");
+    return this.session.pressKey(key);
+  }
+
   /** Every element `target` matches; a DeviceError saying so when the session cannot find elements. */
   elementMatches(target: ElementTarget): Promise<Rect[]> {
     if (typeof this.session.elementMatches !== "function") {
@@ -141,6 +161,14 @@ export class OpenedDevice {
     }
     return this.session.elementRects(targets);
   }
+}
+
+/** The DeviceError of an `ai.act` action the session has no method for. */
+function missingForAct(method: string, action: string): DeviceError {
+  return new DeviceError(
+    `ai.act's "${action}" action needs a device session with a ${method} method, and this adapter's session has ` +
+      `none. Add it to the adapter's DeviceSession (docs/devices.md), or reach the goal with taps.`,
+  );
 }
 
 /** The DeviceError of a screenshot that is no whole PNG. */

@@ -81,8 +81,9 @@ export function deviceSlugs(
 /** `key` (a tap or baseline key) with its device slug replaced by `device`. */
 export function keyOnDevice(key: string, device: string): string {
   const parts = key.split("/");
-  // taps/<platform>/<device>/<file>, judgments/<platform>/<device>/<file>, screenshots/<platform>/<name>/<device>
-  parts[parts[0] === "screenshots" ? 3 : 2] = device;
+  // taps/<platform>/<device>/<file>, judgments/<platform>/<device>/<file>, screenshots/<platform>/<name>/<device>,
+  // acts/<platform>/<goal>/<device>
+  parts[parts[0] === "screenshots" || parts[0] === "acts" ? 3 : 2] = device;
   return parts.join("/");
 }
 
@@ -179,4 +180,16 @@ export function storeKeyParts(key: string): string[] {
 /** Where a store keeps the lock of `key`: one flat name per key under `.locks/`, never listed as a value. */
 export function lockKey(key: string): string {
   return `.locks/${key.replace(/\//g, "~")}.lock`;
+}
+
+/**
+ * Key (without extension) of a stored act (docs/storage.md): `acts/<platform>/<slug>-<hash>/<device>`,
+ * the hash over the goal and the sorted value names (never the values).
+ */
+export function actKey(platform: Platform, device: string, goal: string, valueNames: readonly string[]): string {
+  const hash = createHash("sha256")
+    .update(JSON.stringify([goal, [...valueNames].sort()]))
+    .digest("hex")
+    .slice(0, 10);
+  return `acts/${platform}/${slugify(goal, 48)}-${hash}/${device}`;
 }

@@ -15,8 +15,8 @@ import type { Rejection, Review } from "./review-state.js";
 import type { ReadOptions, Store } from "./store.js";
 
 /**
- * The size a record's image must have: a tap's crop, a judgment's shot, a baseline's screen, or a
- * whole-page baseline's page.
+ * The size a record's image must have: a tap's crop, a judgment's shot, an act's sheet of crops, a
+ * baseline's screen, or a whole-page baseline's page.
  */
 export function imageSizeOf(record: {
   kind: string;
@@ -24,8 +24,10 @@ export function imageSizeOf(record: {
   crop?: Size;
   shot?: Size;
   fullPage?: { height: number } | undefined;
+  sheet?: Size;
 }): Size {
   if (record.kind === "tap" && record.crop) return record.crop;
+  if (record.kind === "act" && record.sheet) return record.sheet;
   if (record.kind === "judgment" && record.shot) return record.shot;
   const { screen } = record.device;
   return record.fullPage ? { width: screen.width, height: record.fullPage.height } : screen;

@@ -49,7 +49,8 @@ function fromRecord(stored: StoredScreenThumb): ScreenThumb {
 
 /** What {@link settledScreenIsFinal} needs: the record, its crop's pixels and verdict, and when the poll ends. */
 export interface StoredScreen {
-  record: TapRecord;
+  /** A tap's record, or what an act's step keeps of the same (src/core/flows/act/replay.ts). */
+  record: Pick<TapRecord, "screenThumb" | "device" | "crop">;
   expected: () => Promise<RawImage>;
   /** How the crop is judged (src/core/flows/tap/crop-check.ts). */
   verdict: CropVerdict;

@@ -1,0 +1,82 @@
+/*
+ * `ai.act`'s typing and keys on Appium sessions: the field a tap focused is the session's active
+ * element (W3C "Get Active Element", `GET /element/active`, which UiAutomator2 answers from the
+ * focused accessibility node and XCUITest from the element with keyboard focus), cleared and typed
+ * into with W3C Element Clear and Element Send Keys. Enter is UiAutomator2's `mobile: pressKey`
+ * (Android KeyEvent.KEYCODE_ENTER 66, KEYCODE_TAB 61) and a typed "\n" on XCUITest; Back is
+ * W3C Back on Android, which iOS has no equivalent of.
+ */
+import type { Platform, PressKey } from "../core/device/description.js";
+import { DeviceError } from "../core/ground/errors.js";
+import { reason } from "./readings.js";
+import type { AppiumSession } from "./session.js";
+
+/** The W3C element reference key (WebDriver "web element identifier"); JSONWP sessions answer `ELEMENT`. */
+const W3C_ELEMENT = "element-6066-11e4-a52f-4f6e8a3f8b3a";
+/** android.view.KeyEvent codes `mobile: pressKey` takes. */
+const ANDROID_KEYCODES: Record<Exclude<PressKey, "back">, number> = { enter: 66, tab: 61 };
+
+/** The focused element's id; a DeviceError when nothing has focus or the session cannot tell. */
+async function activeElement(driver: AppiumSession, what: string): Promise<string> {
+  if (typeof driver.getActiveElement !== "function") {
+    throw new DeviceError(`${what} needs the session's active element (WebdriverIO getActiveElement), which it lacks.`);
+  }
+  let found: unknown;
+  try {
+    found = await driver.getActiveElement();
+  } catch (error) {
+    throw new DeviceError(`${what}: no element has focus after the tap (${reason(error)}).`, { cause: error });
+  }
+  const ref = (found ?? {}) as Record<string, unknown>;
+  const id = ref[W3C_ELEMENT] ?? ref.ELEMENT;
+  if (typeof id !== "string" || !id) throw new DeviceError(`${what}: no element has focus after the tap.`);
+  return id;
+}
+
+/** A driver's error without the typed text in it: a driver may echo the keys it was sent. */
+function withoutText(error: unknown, text: string): string {
+  const line = reason(error);
+  return text ? line.split(text).join("[value]") : line;
+}
+
+/** Clear the focused field and type `text` into it. The text appears in no error. */
+export async function typeIntoFocused(driver: AppiumSession, text: string): Promise<void> {
+  const id = await activeElement(driver, "Typing a value");
+  try {
+    await driver.elementClear!(id);
+    await driver.elementSendKeys!(id, text);
+  } catch (error) {
+    throw new DeviceError(`Typing a value into the focused field failed: ${withoutText(error, text)}`);
+  }
+}
+
+/** Clear the focused field. */
+export async function clearFocused(driver: AppiumSession): Promise<void> {
+  const id = await activeElement(driver, "Clearing a field");
+  try {
+    await driver.elementClear!(id);
+  } catch (error) {
+    throw new DeviceError(`Clearing the focused field failed: ${reason(error)}`, { cause: error });
+  }
+}
+
+/** Press a key as the platform's driver can. */
+export async function pressKey(driver: AppiumSession, platform: Platform, key: PressKey): Promise<void> {
+  try {
+    if (platform === "android") {
+      if (key === "back") await driver.back!();
+      else await driver.execute("mobile: pressKey", { keycode: ANDROID_KEYCODES[key] });
+      return;
+    }
+    if (key !== "enter") {
+      throw new DeviceError(
+        `press "${key}" has no iOS equivalent (iOS has no Back or Tab key): tap the app's own back button or the next field.`,
+      );
+    }
+    const id = await activeElement(driver, "Pressing Enter");
+    await driver.elementSendKeys!(id, "\n");
+  } catch (error) {
+    if (error instanceof DeviceError) throw error;
+    throw new DeviceError(`Pressing ${key} failed: ${reason(error)}`, { cause: error });
+  }
+}

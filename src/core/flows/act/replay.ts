@@ -1,0 +1,121 @@
+/*
+ * Replaying a stored act without a model (docs/api.md "ai.act"): each step's control is found by
+ * its identity in the page source, else by its crop on the screenshot (a moved control), waiting
+ * as a tap waits (src/core/flows/tap/stored-screen.ts tells a loading screen from a changed one).
+ */
+import { findControl, identityKey, type ObservedControl } from "../../device/controls.js";
+import { decode, type RawImage } from "../../pixels/image-decode.js";
+import { systemBarMasks } from "../../pixels/masks.js";
+import { searchMoved, shifted } from "../../pixels/moved-crop.js";
+import type { Call } from "../../run/call.js";
+import type { Mismatch, Use } from "../../run/lifecycle.js";
+import { DEFAULT_SETTLE } from "../../run/settle.js";
+import { describeEnd, pollForMatch } from "../../run/stable-screen.js";
+import type { ActRecord, ActStep } from "../../store/act-record.js";
+import type { Stored } from "../../store/record-io.js";
+import { CROP_VERDICT } from "../tap/crop-check.js";
+import { settledScreenIsFinal } from "../tap/stored-screen.js";
+import type { ActDone } from "./act-params.js";
+import { actOn, describeStep, performStep, type ActOn } from "./execute.js";
+import { attempt, findOption, observeContext, type DoneStep, type Loop } from "./learn.js";
+import { observeNow } from "./observe.js";
+import { cropOf } from "./sheet.js";
+
+/** A replayed step whose control was not found. */
+export interface ActMismatch extends Mismatch {
+  /** The index of the step that failed; the steps before it were done. */
+  stepIndex: number;
+  screenshot: Buffer;
+}
+
+/** Replay every stored step in order; a step whose control does not show by `until` is the mismatch. */
+export async function replaySteps(
+  loop: Loop,
+  stored: Stored<ActRecord>,
+  until: number,
+): Promise<Use<ActDone, ActMismatch>> {
+  const { call } = loop;
+  const sheet = await decode(stored.image);
+  const { steps } = stored.record;
+  for (const [index, step] of steps.entries()) {
+    const crop = step.control && cropOf(sheet, step.control);
+    let on: ActOn | undefined;
+    if (step.control) {
+      const found = await findStepControl(loop, { record: stored.record, step, crop: crop!, until });
+      if ("mismatch" in found) return { mismatch: { ...found.mismatch, stepIndex: index } };
+      on = found.on;
+    }
+    loop.attempts++;
+    const what = await performStep(call, step, on, {
+      values: loop.params.values,
+      findOption: (label) => findOption(loop, label),
+    });
+    attempt(loop, { outcome: "done", reason: `replayed: ${what}` });
+    if (step.action === "fill" && step.control) loop.filled.set(identityKey(step.control.identity), step.value!);
+    loop.steps.push(replayedStep(step, crop, on));
+  }
+  return { done: { outcome: "replayed", result: { steps: loop.steps.map((s) => s.summary), history: loop.history } } };
+}
+
+/** A replayed step as the loop keeps it: a heal stores it again with its crop. */
+function replayedStep(step: ActStep, crop: RawImage | undefined, on: ActOn | undefined): DoneStep {
+  const { control, ...rest } = step;
+  const summary = {
+    action: step.action as DoneStep["summary"]["action"],
+    control: on?.label ?? control?.label ?? "",
+    ...(step.value !== undefined ? { value: step.value } : {}),
+    ...(step.option !== undefined ? { option: step.option } : {}),
+    ...(step.key !== undefined ? { key: step.key } : {}),
+    ...(step.checked !== undefined ? { checked: step.checked } : {}),
+    ...(step.direction !== undefined ? { direction: step.direction } : {}),
+  };
+  if (!control) return { step: rest, crop: undefined, summary };
+  const { sheetY: _sheetY, ...kept } = control;
+  return { step: { ...rest, control: kept }, crop, summary };
+}
+
+interface StepLook {
+  record: ActRecord;
+  step: ActStep;
+  crop: RawImage;
+  until: number;
+}
+
+/** Watch the screen until the step's control shows (by identity, else by crop), or the poll ends. */
+async function findStepControl(
+  loop: Loop,
+  { record, step, crop, until }: StepLook,
+): Promise<{ on: ActOn } | { mismatch: Omit<ActMismatch, "stepIndex"> }> {
+  const { call } = loop;
+  const control = step.control!;
+  const isFinal = (png: Buffer) =>
+    settledScreenIsFinal(call, png, {
+      record: { screenThumb: step.screenThumb, device: record.device, crop: control.crop },
+      expected: async () => crop,
+      verdict: CROP_VERDICT,
+      until,
+    });
+  const poll = { until, masks: systemBarMasks(call.device), settle: DEFAULT_SETTLE.tap, isFinal };
+  const polled = await pollForMatch(call, poll, async (png) => {
+    const byIdentity = await identityNow(loop, step);
+    if (byIdentity) return { matched: true, value: actOn(byIdentity) as ActOn | undefined };
+    const search = await searchMoved(await decode(png), crop, control.crop, call.device, CROP_VERDICT);
+    if (search.kind !== "unique") return { matched: false, value: undefined };
+    const { rect, shift } = search;
+    call.note(`step "${describeStep(step, control.label)}": found by its crop ${shift.dx}, ${shift.dy} px off its place`);
+    const moved: ActOn = { role: control.role, label: control.label, bounds: rect, point: shifted(control.point, shift) };
+    return { matched: true, value: moved };
+  });
+  if (polled.matched) return { on: polled.value! };
+  const text =
+    `step ${loop.steps.length + 1} (${describeStep(step, control.label)}) found no control with its identity ` +
+    `(${identityKey(control.identity)}) nor its crop on the screen` +
+    describeEnd(polled.ended, DEFAULT_SETTLE.tap, "waited" in polled ? polled.waited : undefined);
+  return { mismatch: { text, healable: true, ended: polled.ended, screenshot: polled.png } };
+}
+
+/** The step's control in the page source now, by identity; `undefined` when absent or unreadable. */
+async function identityNow(loop: Loop, step: ActStep): Promise<ObservedControl | undefined> {
+  const observation = await observeNow(loop.call, observeContext(loop)).catch(() => undefined);
+  return observation && findControl(observation, step.control!.identity);
+}
