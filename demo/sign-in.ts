@@ -5,8 +5,7 @@
  * names the double. demo/learn-sign-in.ts learns the committed records with it; tests/e2e/act.test.ts
  * and bench/act.ts use it on the rig.
  */
-import type { ActionChoice, Control } from "tapshot/runner";
-import type { Knowledge } from "../rig/model-doubles/index.js";
+import type { DoubleChoice, DoubleControl as Control, Knowledge } from "../rig/model-doubles/index.js";
 
 /** The demo flow's goal. */
 export const SIGN_IN_GOAL = "sign in";
@@ -16,9 +15,9 @@ export const SIGN_IN_REMEMBERED_GOAL = "sign in and stay signed in (Remember me 
 /** The demo account: not a secret, but never written to a request, a record or a log all the same. */
 export const DEMO_VALUES = { email: "ada@demo-shop.example", password: "demo-shop-pass-1815" };
 
-type Choice = Omit<ActionChoice, "probability">;
+type Choice = Omit<DoubleChoice, "probability">;
 
-const labelled = (controls: Control[], role: Control["role"] | undefined, label: RegExp) =>
+const labelled = (controls: Control[], role: string | undefined, label: RegExp) =>
   controls.find((c) => (role === undefined || c.role === role) && label.test(c.label));
 
 /** Whether the call already typed `name` (the field holds it, or a fill of it went through). */
@@ -67,5 +66,5 @@ export function signInKnowledge(): Knowledge {
         ? { probability: 0.4, reason: "double: still signing in" }
         : { probability: 0.05, reason: "double: the sign-in form is still shown" };
     },
-  } as Knowledge;
+  };
 }
