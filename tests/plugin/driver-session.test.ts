@@ -13,11 +13,13 @@
  * (not on that list), whose double answers W3C element references and "no such element" as the
  * server does (io.appium.uiautomator2 FindElement: `{ ELEMENT, element-6066-… }`).
  * Through the plugin class as Appium calls it: one AI budget per session, a re-sent failed command,
- * selector masks of `tapshot: matchScreenshot` and the selector of `tapshot: satisfy`.
+ * selector masks of `tapshot: matchScreenshot` and the selector of `tapshot: satisfy`. `ai.act`'s
+ * typing (src/appium/typing.ts) goes through the same routing.
  */
 import { androidAdapter } from "../../src/android/adapter.js";
 import { DeviceError } from "../../src/core/ground/errors.js";
 import { sessionOf, type AppiumDriver } from "../../src/plugin/driver-session.js";
+import { typeIntoFocused } from "../../src/appium/typing.js";
 import { AppiumDriverDouble, uiautomator2Script, PIXEL_7, w3cError } from "../support/appium-driver-double.js";
 import sharp from "sharp";
 import { engineSessions } from "../support/engine-sessions.js";
@@ -142,6 +144,42 @@ test("a route the driver neither proxies nor serves is a DeviceError naming it",
   );
   const ended: AppiumDriver = { sessionId: null };
   await expect(sessionOf(ended).getWindowRect()).rejects.toThrow(/The Appium session has ended/);
+});
+
+test("ai.act's typing: active element, clear and send keys through the proxy, or the driver's own commands", async () => {
+  // UiAutomator2 answers Get Active Element with both reference keys (io.appium.uiautomator2 Element JSON).
+  const reference = { ELEMENT: "el-7", [W3C_ELEMENT]: "el-7" };
+  const proxied: string[] = [];
+  const proxying: AppiumDriver = {
+    sessionId: "s-proxy",
+    caps: { platformName: "Android", automationName: "UiAutomator2" },
+    proxyActive: () => true,
+    proxyRouteIsAvoided: () => false,
+    async proxyCommand(url: string, method: string, body?: unknown) {
+      proxied.push(`${method} ${url} ${JSON.stringify(body ?? null)}`);
+      return url.endsWith("/element/active") ? reference : null;
+    },
+  };
+  await typeIntoFocused(sessionOf(proxying), "typed-value");
+  expect(proxied).toEqual([
+    "GET /session/s-proxy/element/active null",
+    "POST /session/s-proxy/element/el-7/clear {}",
+    'POST /session/s-proxy/element/el-7/value {"text":"typed-value"}',
+  ]);
+
+  // A driver that keeps the routes: base-driver's commands active, clear, setValue(text, elementId) and back.
+  const own: string[] = [];
+  const keeping: AppiumDriver = {
+    sessionId: "s-own",
+    caps: { platformName: "Android" },
+    active: async () => reference,
+    clear: async (id: string) => own.push(`clear ${id}`),
+    setValue: async (text: string, id: string) => own.push(`setValue ${text} ${id}`),
+    back: async () => own.push("back"),
+  };
+  await typeIntoFocused(sessionOf(keeping), "typed-value");
+  await sessionOf(keeping).back!();
+  expect(own).toEqual(["clear el-7", "setValue typed-value el-7", "back"]);
 });
 
 describe("through the plugin class, as Appium calls it", () => {
