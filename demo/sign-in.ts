@@ -34,7 +34,7 @@ export function nextSignInStep(goal: string, controls: Control[], valueNames: st
       return { action: "fill", control: field.id, value: name } satisfies Choice;
     }
   }
-  const remember = labelled(controls, undefined, /remember me/i);
+  const remember = labelled(controls, undefined, /remember/i);
   if (/remember/i.test(goal) && remember && remember.checked !== true) {
     return { action: "setChecked", control: remember.id, checked: true } satisfies Choice;
   }

@@ -88,10 +88,10 @@ function form({ variant }: PageOptions): string {
       : `<button type="submit" class="button" id="sign-in" data-testid="sign-in-button">Sign in</button>`;
   return `<main>
 ${banner}<form class="sign-in" data-testid="sign-in-form" novalidate>
-<label class="field">Email<input type="email" id="email" name="email" data-testid="email-field" autocomplete="off" placeholder="you@example.com"></label>
-<label class="field">Password<input type="password" id="password" name="password" data-testid="password-field" autocomplete="off" placeholder="Password"></label>
-<label class="toggle">Remember me<input type="checkbox" role="switch" id="remember" name="remember" data-testid="remember-switch"></label>
-<label class="field">Country<select id="country" name="country" data-testid="country-select">${options}</select></label>
+<label class="field">Email<input type="email" id="email" name="email" aria-label="Email" data-testid="email-field" autocomplete="off" placeholder="you@example.com"></label>
+<label class="field">Password<input type="password" id="password" name="password" aria-label="Password" data-testid="password-field" autocomplete="off" placeholder="Password"></label>
+<label class="toggle">Remember me<input type="checkbox" role="switch" id="remember" name="remember" aria-label="Remember me" data-testid="remember-switch"></label>
+<label class="field">Country<select id="country" name="country" aria-label="Country" data-testid="country-select">${options}</select></label>
 ${submit}
 </form>
 </main>
