@@ -47,6 +47,7 @@ import type { Browser } from "webdriverio";
 import sharp from "sharp";
 import type { AppiumSession } from "../../src/appium/index.js";
 import type { Rect, Size } from "../../src/core/ground/geometry.js";
+import type { LoginApp } from "./login-app.js";
 
 /** Everything a double answers; tests edit it to make commands fail or change shape. */
 export interface DoubleScript {
@@ -82,6 +83,11 @@ export interface DoubleScript {
    * an Error is thrown by `getElementRect`.
    */
   elements?: Record<string, Rect | Error | Rect[]>;
+  /**
+   * An app under test (./login-app.ts) that answers screenshots, the page source, taps, the active
+   * element, Element Clear / Send Keys, W3C Back and `mobile: pressKey` (UiAutomator2) for `ai.act`.
+   */
+  app?: LoginApp;
 }
 
 /** One screen of {@link DoubleScript.frames}: a screenshot (base64 PNG) and the page source shown with it. */
@@ -154,6 +160,12 @@ export class AppiumDriverDouble implements AppiumSession {
   async execute(script: string, ...args: unknown[]): Promise<unknown> {
     this.calls.push(`execute ${script}`);
     this.executed.push({ script, args });
+    // appium-uiautomator2-driver lib/commands/keyboard.ts mobilePressKey: `{ keycode }`, an android.view.KeyEvent code.
+    const app = this.script.app;
+    if (app && script === "mobile: pressKey" && this.script.platform === "android") {
+      app.pressKey(String((args[0] as { keycode: number }).keycode));
+      return null;
+    }
     if (!Object.hasOwn(this.script.mobile, script)) {
       throw w3cError(
         "unsupported operation",
@@ -174,6 +186,7 @@ export class AppiumDriverDouble implements AppiumSession {
   async getPageSource(): Promise<string> {
     this.calls.push("getPageSource");
     const context = this.script.context ?? "NATIVE_APP";
+    if (context === "NATIVE_APP" && this.script.app) return this.script.app.pageSource();
     return context === "NATIVE_APP" ? (this.script.pageSource ?? '<hierarchy rotation="0"/>') : WEB_PAGE_SOURCE;
   }
 
@@ -185,6 +198,11 @@ export class AppiumDriverDouble implements AppiumSession {
 
   async takeScreenshot(): Promise<string> {
     this.calls.push("takeScreenshot");
+    const app = this.script.app;
+    if (app) {
+      app.advance();
+      return app.screenshot(this.script.screenshot, app.platform === "ios" ? this.script.screenshot.width / 393 : 1);
+    }
     const frame = this.script.frames?.shift();
     if (frame) Object.assign(this.script, { pageSource: undefined }, frame);
     return this.script.screenshotBase64 ?? screenPng(this.script.screenshot, this.script.drawnStatusBar);
@@ -206,6 +224,40 @@ export class AppiumDriverDouble implements AppiumSession {
       }
     }
     this.actions.push(structuredClone(actions));
+    const moves = actions.flatMap((a) => (a as { actions: { type: string; x?: number; y?: number }[] }).actions);
+    const pointerMoves = moves.filter((m) => m.type === "pointerMove");
+    // A tap is one move then down and up; a swipe moves again while down.
+    if (this.script.app && pointerMoves.length === 1)
+      this.script.app.tap({ x: pointerMoves[0]!.x!, y: pointerMoves[0]!.y! });
+  }
+
+  /**
+   * W3C Get Active Element: the app's focused field as an element reference; W3C "no such element"
+   * when nothing has focus (appium-uiautomator2-server handler/GetActiveElement.java).
+   */
+  async getActiveElement(): Promise<unknown> {
+    this.calls.push("getActiveElement");
+    const id = this.script.app?.activeElement();
+    if (!id) throw w3cError("no such element", "No element is focused");
+    return { "element-6066-11e4-a52f-4f6e8a3f8b3a": id };
+  }
+
+  /** W3C Element Clear. */
+  async elementClear(elementId: string): Promise<void> {
+    this.calls.push(`elementClear ${elementId}`);
+    this.script.app?.clear(elementId);
+  }
+
+  /** W3C Element Send Keys; the text is not kept in `calls`, as a test's value must not be. */
+  async elementSendKeys(elementId: string, text: string): Promise<void> {
+    this.calls.push(`elementSendKeys ${elementId}`);
+    this.script.app?.sendKeys(elementId, text);
+  }
+
+  /** W3C Back: Android's Back key (XCUITest answers it by navigating back in a navigation bar, not a key). */
+  async back(): Promise<void> {
+    this.calls.push("back");
+    this.script.app?.pressKey("back");
   }
 
   async releaseActions(): Promise<void> {

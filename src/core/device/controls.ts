@@ -194,7 +194,8 @@ export function observeControls(nodes: PageNode[], context: ObserveContext): Obs
 function observed(c: Candidate, identity: ControlIdentity, n: number, context: ObserveContext): ObservedControl {
   const { node, role, label } = c;
   const control: Control = { id: `c${n}`, role, label: label.slice(0, 1000) };
-  const checked = role === "checkbox" || role === "switch" || role === "radio" ? checkedOf(node, context.platform) : undefined;
+  const checked =
+    role === "checkbox" || role === "switch" || role === "radio" ? checkedOf(node, context.platform) : undefined;
   if (checked !== undefined) control.checked = checked;
   if (node.states.selected === "true") control.selected = true;
   if (node.states.focused === "true") control.focused = true;

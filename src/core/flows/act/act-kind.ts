@@ -90,11 +90,7 @@ function actKind(call: Call, key: string, params: ActParams): StoredKind<ActReco
   };
 }
 
-async function newValue(
-  call: Call,
-  loop: Loop,
-  outcome: "learned" | "healed",
-): Promise<NewValue<ActRecord, ActDone>> {
+async function newValue(call: Call, loop: Loop, outcome: "learned" | "healed"): Promise<NewValue<ActRecord, ActDone>> {
   if (loop.steps.length === 0) {
     // The goal held before any step: nothing to replay, so nothing is stored.
     throw new ReplayMismatchError(

@@ -246,7 +246,11 @@ function filledInto(loop: Loop): Map<string, string> {
 /** Keep one attempt, numbered by the attempts counted so far. */
 export function attempt(loop: Loop, entry: Omit<ActAttempt, "step">): void {
   const probability = entry.probability ?? entry.choice?.probability;
-  loop.history.push({ step: Math.max(1, loop.attempts), ...entry, ...(probability !== undefined ? { probability } : {}) });
+  loop.history.push({
+    step: Math.max(1, loop.attempts),
+    ...entry,
+    ...(probability !== undefined ? { probability } : {}),
+  });
 }
 
 /** The history as the model reads it: one line per attempt, value names only, the last {@link MAX_HISTORY_LINES}. */

@@ -29,8 +29,7 @@ export interface PolicyState {
 
 /** The choice taken, with its control; or why none was. */
 export type Picked =
-  | { choice: ActionChoice; control: ObservedControl | undefined }
-  | { refused: string; choice?: ActionChoice };
+  { choice: ActionChoice; control: ObservedControl | undefined } | { refused: string; choice?: ActionChoice };
 
 /** The key two equal actions share. */
 export function actionKey(choice: ActionChoice, control: ObservedControl | undefined): string {

@@ -7,7 +7,6 @@ import { findControl, identityKey, type ObservedControl } from "../../device/con
 import { decode, type RawImage } from "../../pixels/image-decode.js";
 import { systemBarMasks } from "../../pixels/masks.js";
 import { searchMoved, shifted } from "../../pixels/moved-crop.js";
-import type { Call } from "../../run/call.js";
 import type { Mismatch, Use } from "../../run/lifecycle.js";
 import { DEFAULT_SETTLE } from "../../run/settle.js";
 import { describeEnd, pollForMatch } from "../../run/stable-screen.js";
@@ -102,8 +101,15 @@ async function findStepControl(
     const search = await searchMoved(await decode(png), crop, control.crop, call.device, CROP_VERDICT);
     if (search.kind !== "unique") return { matched: false, value: undefined };
     const { rect, shift } = search;
-    call.note(`step "${describeStep(step, control.label)}": found by its crop ${shift.dx}, ${shift.dy} px off its place`);
-    const moved: ActOn = { role: control.role, label: control.label, bounds: rect, point: shifted(control.point, shift) };
+    call.note(
+      `step "${describeStep(step, control.label)}": found by its crop ${shift.dx}, ${shift.dy} px off its place`,
+    );
+    const moved: ActOn = {
+      role: control.role,
+      label: control.label,
+      bounds: rect,
+      point: shifted(control.point, shift),
+    };
     return { matched: true, value: moved };
   });
   if (polled.matched) return { on: polled.value! };

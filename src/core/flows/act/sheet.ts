@@ -11,13 +11,16 @@ import type { DoneStep } from "./learn.js";
 /** The stored steps with their places on the sheet, and the sheet as PNG. */
 export async function buildSheet(done: DoneStep[]): Promise<{ steps: ActStep[]; image: Buffer; sheet: RawImage }> {
   const width = Math.max(1, ...done.map((d) => d.crop?.width ?? 0));
-  const height = Math.max(1, done.reduce((sum, d) => sum + (d.crop?.height ?? 0), 0));
+  const height = Math.max(
+    1,
+    done.reduce((sum, d) => sum + (d.crop?.height ?? 0), 0),
+  );
   const data = Buffer.alloc(width * height * 4);
   let y = 0;
   const steps: ActStep[] = done.map(({ step, crop }) => {
     if (!step.control || !crop) return { ...step, control: undefined } as ActStep;
     for (let row = 0; row < crop.height; row++) {
-      crop.data.copy(data, ((y + row) * width) * 4, row * crop.width * 4, (row + 1) * crop.width * 4);
+      crop.data.copy(data, (y + row) * width * 4, row * crop.width * 4, (row + 1) * crop.width * 4);
     }
     const placed = { ...step, control: { ...step.control, sheetY: y } } as ActStep;
     y += crop.height;

@@ -1,0 +1,305 @@
+/**
+ * `ai.act` through the Android and iOS entries on the Appium driver double with a login form
+ * (tests/support/login-app.ts) and the scripted channel: a goal learned with the model is replayed
+ * with no model call; values never reach a request, a record, a log line, the results or the
+ * result; a moved control still acts (by its crop), a removed one fails naming its step or heals;
+ * a loading state is waited for.
+ */
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import * as android from "../../src/android/index.js";
+import * as ios from "../../src/ios/index.js";
+import type { LogEntry } from "../../src/core/ground/log.js";
+import type { AiRequestOf } from "../../rig/scripted-channel.js";
+import type { ActionChoice, AiAnswers } from "../../src/core/model/contract.js";
+import { ActRecordSchema } from "../../src/core/store/act-record.js";
+import { configureAi, resetAi } from "../../src/runner/index.js";
+import { AppiumDriverDouble, asBrowser, uiautomator2Script, xcuitestScript } from "../support/appium-driver-double.js";
+import { LoginApp, type LoginVariant } from "../support/login-app.js";
+import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
+
+const GOAL = "sign in with the email and password, without remembering me";
+/** Values whose bytes are searched for everywhere tapshot writes. */
+const VALUES = { email: "qa-7f3c@example.test", password: "pw-9Zq!x41K" };
+
+type Platform = "android" | "ios";
+const PHONES: { name: Platform; api: typeof android | typeof ios }[] = [
+  { name: "android", api: android },
+  { name: "ios", api: ios },
+];
+
+let storageDir: string;
+let resultsDir: string;
+let logs: LogEntry[];
+let channel: ScriptedChannel;
+
+/** The decisions a careful reader of the form would make: fill, fill, switch off, sign in. */
+function plan(r: AiRequestOf<"decide">): AiAnswers["decide"] {
+  const find = (test: (c: (typeof r.controls)[number]) => boolean) => r.controls.find(test);
+  const email = find((c) => c.role === "field" && /email/i.test(c.label));
+  const password = find((c) => c.role === "field" && /password/i.test(c.label));
+  const remember = find((c) => c.role === "switch");
+  const submit = find((c) => c.role === "button" && /sign in|log in/i.test(c.label));
+  const choose = (choice: Omit<ActionChoice, "probability">): AiAnswers["decide"] => ({
+    choices: [{ ...choice, probability: 0.95 }],
+    reason: "the form's next empty part",
+    model: SCRIPTED_MODEL,
+  });
+  if (email?.holds === "(empty)") return choose({ action: "fill", control: email.id, value: "email" });
+  if (password?.holds === "(empty)") return choose({ action: "fill", control: password.id, value: "password" });
+  if (remember?.checked) return choose({ action: "setChecked", control: remember.id, checked: false });
+  if (submit) return choose({ action: "tap", control: submit.id });
+  return choose({ action: "wait" });
+}
+
+/** The goal is reached once the confirmation's Continue shows. */
+function judge(r: AiRequestOf<"complete">): AiAnswers["complete"] {
+  const reached = r.controls.some((c) => c.label === "Continue");
+  return { probability: reached ? 0.97 : 0.1, reason: reached ? "signed in" : "still the form", model: SCRIPTED_MODEL };
+}
+
+function configure(script: ConstructorParameters<typeof ScriptedChannel>[0], extra: object = {}) {
+  channel = new ScriptedChannel(script);
+  configureAi({ channel, storageDir, mode: "auto", resultsDir, log: (entry) => logs.push(entry), ...extra });
+}
+
+function session(platform: Platform, variant: LoginVariant = {}): { driver: AppiumDriverDouble; app: LoginApp } {
+  const app = new LoginApp(platform, variant);
+  const script = platform === "android" ? uiautomator2Script() : xcuitestScript();
+  script.app = app;
+  return { driver: new AppiumDriverDouble(script), app };
+}
+
+/** Every file under `dir`, as text. */
+async function filesUnder(dir: string): Promise<string> {
+  const names = await fs.readdir(dir, { recursive: true }).catch(() => [] as string[]);
+  const texts: string[] = [];
+  for (const name of names) {
+    const file = path.join(dir, String(name));
+    if ((await fs.stat(file)).isFile()) texts.push((await fs.readFile(file)).toString("latin1"));
+  }
+  return texts.join("\n");
+}
+
+/** Fails naming where a value's bytes showed up. */
+async function expectNoValues(result: unknown) {
+  const places: Record<string, string> = {
+    requests: JSON.stringify(channel.requests),
+    store: await filesUnder(storageDir),
+    results: await filesUnder(resultsDir),
+    logs: JSON.stringify(logs),
+    result: JSON.stringify(result),
+  };
+  for (const [where, text] of Object.entries(places)) {
+    for (const value of Object.values(VALUES))
+      expect({ where, found: text.includes(value) }).toEqual({ where, found: false });
+  }
+}
+
+async function actFile(): Promise<string> {
+  const dir = path.join(storageDir, "_ai_", "acts");
+  const [file] = (await fs.readdir(dir, { recursive: true })).map(String).filter((f) => f.endsWith(".json"));
+  return path.join(dir, file!);
+}
+
+beforeEach(async () => {
+  storageDir = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-act-"));
+  resultsDir = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-act-results-"));
+  logs = [];
+});
+afterEach(async () => {
+  resetAi();
+  await fs.rm(storageDir, { recursive: true, force: true });
+  await fs.rm(resultsDir, { recursive: true, force: true });
+});
+
+describe.each(PHONES)("ai.act on $name", ({ name, api }) => {
+  test("learns a goal with the model, waiting out the loading state, then replays it with no model call", async () => {
+    configure({ decide: plan, complete: judge });
+    const first = session(name, { loadingShots: 4 });
+    const learned = await api.act(asBrowser(first.driver), GOAL, { values: VALUES });
+    expect(learned.outcome).toBe("learned");
+    expect(learned.steps.map((s) => [s.action, s.value ?? s.checked ?? null])).toEqual([
+      ["fill", "email"],
+      ["fill", "password"],
+      ["setChecked", false],
+      ["tap", null],
+    ]);
+    expect(first.app.signedIn).toEqual({ ...VALUES, remember: false, country: "Germany" });
+    expect(learned.history.some((h) => h.outcome === "waited")).toBe(true);
+    expect(learned.history.at(-1)).toMatchObject({ outcome: "completed", probability: 0.97 });
+    expect(learned.aiCalls).toBe(channel.count());
+
+    const record = ActRecordSchema.parse(JSON.parse(await fs.readFile(await actFile(), "utf8")));
+    expect(record).toMatchObject({ kind: "act", goal: GOAL, valueNames: ["email", "password"], model: SCRIPTED_MODEL });
+    expect(record.review).toEqual({ state: "pending" });
+    expect(path.relative(storageDir, await actFile())).toMatch(
+      new RegExp(`^_ai_/acts/${name}/sign-in-with-the-email-and-password-without-[a-z-]*-[0-9a-f]{10}/.+\\.json$`),
+    );
+
+    const calls = channel.count();
+    const again = session(name);
+    const replayed = await api.act(asBrowser(again.driver), GOAL, { values: VALUES });
+    expect(replayed).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+    expect(channel.count()).toBe(calls);
+    expect(again.app.signedIn).toEqual({ ...VALUES, remember: false, country: "Germany" });
+    await expectNoValues([learned, replayed]);
+  });
+
+  test("a moved control with a new id still acts, found by its crop", async () => {
+    configure({ decide: plan, complete: judge });
+    await api.act(asBrowser(session(name).driver), GOAL, { values: VALUES });
+    const moved = session(name, { signInShift: 40, signInId: "submit" });
+    const result = await api.act(asBrowser(moved.driver), GOAL, { values: VALUES });
+    expect(result.outcome).toBe("replayed");
+    expect(moved.app.signedIn).toBeDefined();
+    expect(logs.at(-1)?.detail).toMatch(/found by its crop/);
+  });
+
+  test("a removed control fails naming its step, and heals with autoHeal", async () => {
+    configure({ decide: plan, complete: judge });
+    await api.act(asBrowser(session(name).driver), GOAL, { values: VALUES });
+    const calls = channel.count();
+    const removed = session(name, { signInRenamed: true });
+    await expect(api.act(asBrowser(removed.driver), GOAL, { values: VALUES, timeout: 20_000 })).rejects.toThrow(
+      /step 4 \(tap "Sign in"\) found no control/,
+    );
+    expect(channel.count()).toBe(calls);
+
+    const healing = session(name, { signInRenamed: true });
+    const healed = await api.act(asBrowser(healing.driver), GOAL, { values: VALUES, autoHeal: true });
+    expect(healed.outcome).toBe("healed");
+    expect(healed.steps.at(-1)).toMatchObject({ action: "tap", control: "Log in" });
+    expect(healing.app.signedIn).toEqual({ ...VALUES, remember: false, country: "Germany" });
+    const record = ActRecordSchema.parse(JSON.parse(await fs.readFile(await actFile(), "utf8")));
+    expect(record.previous?.steps.at(-1)?.control?.label).toBe("Sign in");
+    expect(record.steps.at(-1)?.control?.label).toBe("Log in");
+    expect(record.review).toEqual({ state: "pending" });
+    await expectNoValues(healed);
+  });
+});
+
+describe("ai.act's policy (Android)", () => {
+  /** Answers `decide` from a queue, then by the plan. */
+  function queued(answers: Partial<ActionChoice>[][]) {
+    return (r: AiRequestOf<"decide">): AiAnswers["decide"] => {
+      const next = answers.shift();
+      if (!next) return plan(r);
+      return { choices: next as ActionChoice[], reason: "scripted", model: SCRIPTED_MODEL };
+    };
+  }
+
+  test("refuses uncertain, unknown, repeated, double-filled and unconfirmed choices, and counts them as steps", async () => {
+    const emailId = "c1";
+    const passwordId = "c2";
+    configure({
+      decide: queued([
+        [],
+        [
+          { action: "tap", control: "c5", probability: 0.7 },
+          { action: "tap", control: "c4", probability: 0.5 },
+        ],
+        [{ action: "tap", control: "c99", probability: 0.9 }],
+        [{ action: "fill", control: emailId, value: "phone", probability: 0.9 }],
+        // The first clear focuses the field (a changed screen); the second leaves it as it was.
+        [{ action: "clear", control: emailId, probability: 0.9 }],
+        [{ action: "clear", control: emailId, probability: 0.9 }],
+        [{ action: "clear", control: emailId, probability: 0.9 }],
+        [{ action: "fill", control: emailId, value: "email", probability: 0.9 }],
+        [{ action: "fill", control: passwordId, value: "email", probability: 0.9 }],
+        [{ action: "done", probability: 0.4 }],
+        [{ action: "done", probability: 0.85 }],
+      ]),
+      complete: judge,
+    });
+    const { driver, app } = session("android");
+    const result = await android.act(asBrowser(driver), GOAL, { values: VALUES, maxSteps: 20 });
+    const refused = result.history.filter((h) => h.outcome === "refused").map((h) => h.reason);
+    expect(refused).toEqual([
+      "the model gave no choice",
+      expect.stringMatching(/^uncertain: 0.70 is below 0.8, and not at least 0.5 with 0.3 above the next \(0.50\)/),
+      'no control "c99" was observed',
+      expect.stringMatching(/^"fill" names no supplied value/),
+      "the same action was already done on this unchanged screen",
+      'the value "email" was already filled into another field in this call',
+      '"done" at 0.40 is below 0.5',
+      '"done", but the goal was not confirmed on this screen',
+    ]);
+    expect(result.outcome).toBe("learned");
+    expect(app.signedIn).toEqual({ ...VALUES, remember: false, country: "Germany" });
+    expect(result.history.filter((h) => h.outcome === "refused").map((h) => h.probability)).toEqual([
+      undefined,
+      0.7,
+      0.9,
+      0.9,
+      0.9,
+      0.9,
+      0.4,
+      0.85,
+    ]);
+    await expectNoValues(result);
+  });
+
+  test("takes a choice at 0.5 or more when 0.3 above the next", async () => {
+    configure({
+      decide: queued([
+        [
+          { action: "fill", control: "c1", value: "email", probability: 0.6 },
+          { action: "tap", control: "c5", probability: 0.2 },
+        ],
+      ]),
+      complete: judge,
+    });
+    const result = await android.act(asBrowser(session("android").driver), GOAL, { values: VALUES });
+    expect(result.history[0]).toMatchObject({ outcome: "done", probability: 0.6 });
+  });
+
+  test("fails when maxSteps run out, after a final completion check", async () => {
+    configure({ decide: plan, complete: judge });
+    const { driver } = session("android");
+    await expect(android.act(asBrowser(driver), GOAL, { values: VALUES, maxSteps: 2 })).rejects.toThrow(
+      /the goal was not confirmed within maxSteps 2 \(2 actions done, 0 failed or refused\)/,
+    );
+    expect(channel.count("complete")).toBe(2);
+    expect(await filesUnder(path.join(storageDir, "_ai_", "acts"))).toBe("");
+  });
+
+  test("ends at the model call budget", async () => {
+    configure({ decide: plan, complete: judge }, { maxAiCalls: 3 });
+    await expect(android.act(asBrowser(session("android").driver), GOAL, { values: VALUES })).rejects.toThrow(
+      /maxAiCalls/,
+    );
+    expect(channel.count()).toBe(3);
+  });
+
+  test("selects a spinner's option", async () => {
+    configure({
+      decide: queued([[{ action: "select", control: "c4", option: "France", probability: 0.9 }]]),
+      complete: judge,
+    });
+    const { driver, app } = session("android");
+    const result = await android.act(asBrowser(driver), `${GOAL}, from France`, { values: VALUES });
+    expect(result.steps[0]).toMatchObject({ action: "select", option: "France", control: "Country, Germany" });
+    expect(app.signedIn?.country).toBe("France");
+  });
+
+  test("refuses bad input before any device or model call, naming no value", async () => {
+    configure({ decide: plan, complete: judge });
+    const { driver } = session("android");
+    await expect(android.act(asBrowser(driver), GOAL, { values: { "1x": VALUES.password } })).rejects.toThrow(
+      /value name "1x" must start with a letter/,
+    );
+    await expect(android.act(asBrowser(driver), GOAL, { maxSteps: 21 })).rejects.toThrow(/1 to 20/);
+    await expect(android.act(asBrowser(driver), GOAL, { timeout: 300_001 })).rejects.toThrow(/at most|1 to 300000/);
+    expect(driver.calls).toEqual([]);
+  });
+
+  test("mode replay with nothing stored fails without asking the model", async () => {
+    configure({ decide: plan, complete: judge }, { mode: "replay" });
+    await expect(android.act(asBrowser(session("android").driver), GOAL, { values: VALUES })).rejects.toThrow(
+      /No stored act for ".*" with values email, password/,
+    );
+    expect(channel.count()).toBe(0);
+  });
+});
