@@ -28,7 +28,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resetConfig, setConfig } from "../../src/core/config/config.js";
 import { resetClaims } from "../../src/core/run/budget.js";
-import { MATCH_SCREENSHOT_SCRIPT, SATISFY_SCRIPT, TAP_SCRIPT, TapshotPlugin } from "../../src/plugin/plugin.js";
+import {
+  ACT_SCRIPT,
+  MATCH_SCREENSHOT_SCRIPT,
+  SATISFY_SCRIPT,
+  TAP_SCRIPT,
+  TapshotPlugin,
+} from "../../src/plugin/plugin.js";
+import { LoginApp } from "../support/login-app.js";
 import { SCRIPTED_MODEL, ScriptedChannel } from "../support/scripted-channel.js";
 
 const NO_PROXY: [string, RegExp][] = [
@@ -67,6 +74,15 @@ async function uiautomator2Elements(double: AppiumDriverDouble, path: string, me
   }
   const rect = /^\/element\/([^/]+)\/rect$/.exec(path);
   if (method === "GET" && rect) return double.getElementRect(decodeURIComponent(rect[1]!));
+  // ai.act's typing: Get Active Element, Element Clear and Element Send Keys ({ text }).
+  if (method === "GET" && path === "/element/active") return double.getActiveElement();
+  const typing = /^\/element\/([^/]+)\/(clear|value)$/.exec(path);
+  if (method === "POST" && typing) {
+    const id = decodeURIComponent(typing[1]!);
+    if (typing[2] === "clear") await double.elementClear(id);
+    else await double.elementSendKeys(id, (body as { text: string }).text);
+    return null;
+  }
   return undefined;
 }
 
@@ -294,6 +310,53 @@ describe("through the plugin class, as Appium calls it", () => {
     expect(several).toMatchObject({ error: "invalid argument" });
     expect((several as Error).message).toMatch(/~row/);
     expect(channel.count()).toBe(1);
+  });
+
+  test("tapshot: act learns a sign-in on the login app, then replays it; the answer holds no value", async () => {
+    const values = { email: "plugin.act@example.test", password: "plugin-Pw-55x!" };
+    const controls = (r: { controls: { id: string; role: string; label: string; holds?: string }[] }) => r.controls;
+    const channel = new ScriptedChannel({
+      decide: (r) => {
+        const field = controls(r).find((c) => c.role === "field" && c.holds === "(empty)");
+        const name = field && (/email/i.test(field.label) ? "email" : "password");
+        const submit = controls(r).find((c) => c.role === "button" && /sign in/i.test(c.label));
+        const choice = field
+          ? { action: "fill" as const, control: field.id, value: name }
+          : { action: "tap" as const, control: submit?.id };
+        return { choices: [{ ...choice, probability: 0.95 }], reason: "scripted", model: SCRIPTED_MODEL };
+      },
+      complete: (r) => ({
+        probability: controls(r).some((c) => c.label === "Continue") ? 0.97 : 0.1,
+        reason: "scripted",
+        model: SCRIPTED_MODEL,
+      }),
+    });
+    setConfig({ channel, storageDir: join(root, "storage"), resultsDir: join(root, "results"), log: false });
+    const plugin = new TapshotPlugin("tapshot", {});
+    const app = new LoginApp("android");
+    const script = uiautomator2Script();
+    script.app = app;
+    const { driver, proxied } = uiautomator2Driver(new AppiumDriverDouble(script), "session-act");
+    const learned = await plugin.execute(next, driver, ACT_SCRIPT, [{ goal: "sign in", values, timeout: 20_000 }]);
+    expect(learned).toMatchObject({ outcome: "learned", aiCalls: channel.count() });
+    expect(app.signedIn).toMatchObject(values);
+    // Typed verbatim through the UiAutomator2 server's Element Send Keys route, the one place a value goes.
+    const typed = proxied.filter((p) => / \/session\/session-act\/element\/[^/]+\/value /.test(p));
+    expect(typed.map((p) => JSON.parse(p.slice(p.indexOf("{"))))).toEqual([
+      { text: values.email },
+      { text: values.password },
+    ]);
+
+    Object.assign(app, { screen: "form", email: "", password: "", signedIn: undefined });
+    const calls = channel.count();
+    const replayed = await plugin.execute(next, driver, ACT_SCRIPT, [{ goal: "sign in", values, timeout: 20_000 }]);
+    expect(replayed).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+    expect(Object.keys(replayed as object).sort()).toEqual(["aiCalls", "history", "outcome", "steps"]);
+    expect(channel.count()).toBe(calls);
+    expect(app.signedIn).toMatchObject(values);
+    for (const value of Object.values(values)) {
+      expect(JSON.stringify([learned, replayed, channel.requests])).not.toContain(value);
+    }
   });
 
   test("a re-sent copy of a failed command gets the same error and does not run again", async () => {

@@ -1,6 +1,6 @@
 /**
- * `browser.aiAct` (tapshot/wdio) on the UiAutomator2 double: the command runs tapshot's `ai.act` on
- * the session, learns a sign-in once with the scripted channel, replays it with no model call,
+ * `browser.aiAct` (tapshot/wdio) on the UiAutomator2 double with its login form app
+ * (tests/support/login-app.ts): the command runs tapshot's `ai.act` on the session, learns a sign-in once with the scripted channel, replays it with no model call,
  * reports each result to `onResult`, and never lets the values reach a request or a stored record.
  * The rig end to end (real Appium, Chromium, a wire double) is tests/e2e/act.test.ts.
  */
@@ -10,56 +10,42 @@ import path from "node:path";
 import { addAiCommands, type CommandResult } from "../../src/wdio/index.js";
 import { androidAdapter } from "../../src/android/adapter.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
-import type { Control } from "../../src/core/model/contract.js";
+import type { ActionChoice, AiAnswers } from "../../src/core/model/contract.js";
+import type { AiRequestOf } from "../../rig/scripted-channel.js";
 import { AppiumDriverDouble, asBrowser, uiautomator2Script } from "../support/appium-driver-double.js";
+import { LoginApp } from "../support/login-app.js";
 import { ScriptedChannel, SCRIPTED_MODEL } from "../support/scripted-channel.js";
 
 const EMAIL = "ada.wdio@example.com";
 const PASSWORD = "wdio-S3cret-pass!";
 
-const SOURCE = `<?xml version="1.0"?><hierarchy rotation="0">
-<node class="android.widget.FrameLayout" bounds="[0,0][1080,2400]">
- <node class="android.widget.TextView" resource-id="com.shop:id/title" text="Sign in" bounds="[40,120][1040,200]"/>
- <node class="android.widget.EditText" resource-id="com.shop:id/email" hint="Email" text="" enabled="true" clickable="true" focusable="true" bounds="[40,300][1040,420]"/>
- <node class="android.widget.EditText" resource-id="com.shop:id/password" hint="Password" password="true" text="" enabled="true" clickable="true" focusable="true" bounds="[40,460][1040,580]"/>
- <node class="android.widget.Button" resource-id="com.shop:id/sign_in" text="Sign in" enabled="true" clickable="true" bounds="[40,700][1040,840]"/>
-</node></hierarchy>`;
+/** The next step a reader of the login form would take: fill, fill, then Sign in. */
+function plan(r: AiRequestOf<"decide">): AiAnswers["decide"] {
+  const email = r.controls.find((c) => c.role === "field" && /email/i.test(c.label));
+  const password = r.controls.find((c) => c.role === "field" && /password/i.test(c.label));
+  const submit = r.controls.find((c) => c.role === "button" && /sign in/i.test(c.label));
+  const choice: Omit<ActionChoice, "probability"> =
+    email?.holds === "(empty)"
+      ? { action: "fill", control: email.id, value: "email" }
+      : password?.holds === "(empty)"
+        ? { action: "fill", control: password.id, value: "password" }
+        : submit
+          ? { action: "tap", control: submit.id }
+          : { action: "wait" };
+  return { choices: [{ ...choice, probability: 0.95 }], reason: "the form's next part", model: SCRIPTED_MODEL };
+}
 
-/** The steps the scripted channel decides, in order, by the label of the control they act on. */
-const PLAN = [
-  { action: "fill", label: /email/i, value: "email" },
-  { action: "fill", label: /password/i, value: "password" },
-  { action: "tap", label: /sign in/i },
-] as const;
-
-function signInChannel(): ScriptedChannel {
-  let decided = 0;
-  const pick = (controls: Control[], label: RegExp) => controls.find((c) => label.test(c.label))?.id;
-  return new ScriptedChannel({
-    decide: (r) => {
-      const step = PLAN[decided++];
-      const choice = step
-        ? {
-            action: step.action,
-            control: pick(r.controls, step.label),
-            value: "value" in step ? step.value : undefined,
-          }
-        : { action: "done" as const };
-      return { choices: [{ ...choice, probability: 0.95 }], reason: "the scripted plan", model: SCRIPTED_MODEL };
-    },
-    complete: () => ({
-      probability: decided >= PLAN.length ? 0.95 : 0.1,
-      reason: decided >= PLAN.length ? "Sign in was tapped" : "the form is not sent yet",
-      model: SCRIPTED_MODEL,
-    }),
-  });
+/** Signed in once the confirmation's Continue shows. */
+function judge(r: AiRequestOf<"complete">): AiAnswers["complete"] {
+  const reached = r.controls.some((c) => c.label === "Continue");
+  return { probability: reached ? 0.97 : 0.1, reason: reached ? "signed in" : "still the form", model: SCRIPTED_MODEL };
 }
 
 let storageDir: string;
 let channel: ScriptedChannel;
 beforeEach(async () => {
   storageDir = await fs.mkdtemp(path.join(os.tmpdir(), "tapshot-wdio-act-"));
-  channel = signInChannel();
+  channel = new ScriptedChannel({ decide: plan, complete: judge });
   configureAi({ channel, storageDir, resultsDir: false, log: false });
 });
 afterEach(async () => {
@@ -67,10 +53,12 @@ afterEach(async () => {
   await fs.rm(storageDir, { recursive: true, force: true });
 });
 
-/** The double as a WebdriverIO browser with addCommand, and the results the commands reported. */
+/** The login app on the double as a WebdriverIO browser with addCommand, and the results the commands reported. */
 function browser() {
-  const driver = new AppiumDriverDouble({ ...uiautomator2Script(), pageSource: SOURCE });
-  const session = asBrowser(driver);
+  const app = new LoginApp("android");
+  const script = uiautomator2Script();
+  script.app = app;
+  const session = asBrowser(new AppiumDriverDouble(script));
   Object.assign(session, {
     addCommand(name: string, fn: (...args: unknown[]) => unknown) {
       Object.assign(session, { [name]: fn.bind(session) });
@@ -78,7 +66,7 @@ function browser() {
   });
   const reported: CommandResult[] = [];
   addAiCommands(session, { adapter: androidAdapter, onResult: (done) => void reported.push(done) });
-  return { session, reported };
+  return { session, reported, app };
 }
 
 /** Every file under a directory, as one buffer. */
@@ -88,7 +76,7 @@ async function bytesUnder(dir: string): Promise<Buffer> {
 }
 
 test("aiAct learns a goal once with the model, then replays it with no model call", async () => {
-  const { session, reported } = browser();
+  const { session, reported, app } = browser();
   const values = { email: EMAIL, password: PASSWORD };
   const learned = await session.aiAct("sign in", { values, timeout: 30_000 });
   expect(learned.outcome).toBe("learned");
@@ -97,13 +85,18 @@ test("aiAct learns a goal once with the model, then replays it with no model cal
     ["fill", "password"],
     ["tap", undefined],
   ]);
-  expect(learned.aiCalls).toBeGreaterThan(0);
+  expect(learned.aiCalls).toBe(channel.count());
+  expect(app.signedIn).toEqual({ ...values, remember: true, country: "Germany" });
   const calls = channel.count();
 
+  app.screen = "form";
+  app.email = app.password = "";
+  app.signedIn = undefined;
   const replayed = await session.aiAct("sign in", { values, timeout: 30_000 });
   expect(replayed).toMatchObject({ outcome: "replayed", aiCalls: 0 });
   expect(replayed.steps.map((s) => s.action)).toEqual(["fill", "fill", "tap"]);
   expect(channel.count()).toBe(calls);
+  expect(app.signedIn).toEqual({ ...values, remember: true, country: "Germany" });
   expect(reported.map((r) => [r.api, r.subject, r.result.outcome])).toEqual([
     ["act", "sign in", "learned"],
     ["act", "sign in", "replayed"],
