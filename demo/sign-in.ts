@@ -63,9 +63,9 @@ export function signInKnowledge(): Knowledge {
     complete(_goal: string, controls: Control[]) {
       if (onCart(controls))
         return { probability: 0.96, reason: "double: the cart is shown, so the sign-in went through" };
-      return busy(controls)
-        ? { probability: 0.4, reason: "double: still signing in" }
-        : { probability: 0.05, reason: "double: the sign-in form is still shown" };
+      return labelled(controls, "field", /email|password/i)
+        ? { probability: 0.05, reason: "double: the sign-in form is still shown" }
+        : { probability: 0.4, reason: "double: still signing in" };
     },
   };
 }
