@@ -6,6 +6,8 @@
  */
 import type { PlatformApi } from "../core/engine/engine.js";
 import type {
+  ActOptions,
+  ActResult,
   SatisfyOptions,
   SatisfyResult,
   ScreenshotOptions,
@@ -15,17 +17,12 @@ import type {
 } from "../core/engine/options.js";
 import { adapterFor, platformApiOf, type AdapterChoice } from "./platform-api.js";
 
-/** Options of `browser.aiAct`: `ai.act`'s (docs/api.md, "ai.act"): `values`, `maxSteps`, `timeout`, `signal`, `autoHeal`. */
-export type AiActOptions = NonNullable<Parameters<PlatformApi["act"]>[2]>;
-/** What `browser.aiAct` answers: `ai.act`'s result (outcome, steps, history, aiCalls); values are never in it. */
-export type AiActResult = Awaited<ReturnType<PlatformApi["act"]>>;
-
 /** One finished command, for reporters (heals become an Allure warning step). */
 export type CommandResult =
   | { api: "tap"; subject: string; result: TapResult }
   | { api: "toMatchScreenshot"; subject: string; result: ScreenshotResult }
   | { api: "toSatisfy"; subject: string; result: SatisfyResult }
-  | { api: "act"; subject: string; result: AiActResult };
+  | { api: "act"; subject: string; result: ActResult };
 
 /** Options of `browser.aiSatisfy`: toSatisfy's, plus `not` and the element to judge (default: the screen). */
 export interface AiSatisfyOptions extends SatisfyOptions {
@@ -98,7 +95,7 @@ export function addAiCommands(
     return result;
   };
 
-  const act = async (driver: WebdriverIO.Browser, goal: string, actOptions?: AiActOptions) => {
+  const act = async (driver: WebdriverIO.Browser, goal: string, actOptions?: ActOptions) => {
     const result = await apiOf(driver).act(driver, goal, actOptions);
     await options.onResult?.({ api: "act", subject: goal, result });
     return result;
@@ -117,7 +114,7 @@ export function addAiCommands(
         return satisfy(this, statement, satisfyOptions);
       },
     );
-    browser.addCommand("aiAct", function (this: WebdriverIO.Browser, goal: string, actOptions?: AiActOptions) {
+    browser.addCommand("aiAct", function (this: WebdriverIO.Browser, goal: string, actOptions?: ActOptions) {
       return act(this, goal, actOptions);
     });
     return;
@@ -132,6 +129,6 @@ export function addAiCommands(
     aiMatchScreenshot: (...args: MatchArgs) => Promise.all(instances.map((i) => matchScreenshot(i, ...args))),
     aiSatisfy: (statement: string, satisfyOptions?: AiSatisfyOptions) =>
       Promise.all(instances.map((i) => satisfy(i, statement, satisfyOptions))),
-    aiAct: (goal: string, actOptions?: AiActOptions) => Promise.all(instances.map((i) => act(i, goal, actOptions))),
+    aiAct: (goal: string, actOptions?: ActOptions) => Promise.all(instances.map((i) => act(i, goal, actOptions))),
   });
 }

@@ -20,14 +20,7 @@ import { envDefaultChannel } from "../providers/env.js";
 registerDefaultChannel(envDefaultChannel());
 
 export { TapshotService, type TapshotServiceOptions } from "./service.js";
-export {
-  addAiCommands,
-  type AiActOptions,
-  type AiActResult,
-  type AiCommandOptions,
-  type AiSatisfyOptions,
-  type CommandResult,
-} from "./commands.js";
+export { addAiCommands, type AiCommandOptions, type AiSatisfyOptions, type CommandResult } from "./commands.js";
 export { setDefaultAdapter, type AdapterChoice } from "./platform-api.js";
 export { targetFromCapabilities } from "./capabilities.js";
 export { allureArtifactReporter, loadAllure, usesAllure, type AllureApi } from "./allure.js";
@@ -39,6 +32,10 @@ export {
 } from "../matchers/to-match-ai-screenshot.js";
 export type { AiScreenshotMatcher, AiSatisfyMatcher } from "./types.js";
 export type {
+  ActOptions,
+  ActResult,
+  ActStepSummary,
+  ActAttempt,
   TapOptions,
   TapResult,
   HealRungs,

@@ -4,6 +4,8 @@
  * `expect(browser).toMatchAiScreenshot` type-check in test files.
  */
 import type {
+  ActOptions,
+  ActResult,
   SatisfyOptions,
   SatisfyResult,
   ScreenshotOptions,
@@ -11,7 +13,7 @@ import type {
   TapOptions,
   TapResult,
 } from "../core/engine/options.js";
-import type { AiActOptions, AiActResult, AiSatisfyOptions } from "./commands.js";
+import type { AiSatisfyOptions } from "./commands.js";
 
 /** `toMatchAiScreenshot`'s arguments: an optional baseline name (default: from the test title), the prompt, options. */
 export interface AiScreenshotMatcher<R> {
@@ -44,7 +46,7 @@ export interface AiCommands {
    * once per device and replayed after without it; `values` are typed verbatim and never leave the
    * device (docs/api.md, "ai.act").
    */
-  aiAct(goal: string, options?: AiActOptions): Promise<AiActResult>;
+  aiAct(goal: string, options?: ActOptions): Promise<ActResult>;
 }
 
 /** The same commands on a multiremote browser: run on every instance, one result per instance. */
@@ -52,7 +54,7 @@ export interface MultiRemoteAiCommands {
   aiTap(prompt: string, options?: TapOptions): Promise<TapResult[]>;
   aiMatchScreenshot(name: string, prompt: string, options?: ScreenshotOptions): Promise<ScreenshotResult[]>;
   aiSatisfy(statement: string, options?: AiSatisfyOptions): Promise<SatisfyResult[]>;
-  aiAct(goal: string, options?: AiActOptions): Promise<AiActResult[]>;
+  aiAct(goal: string, options?: ActOptions): Promise<ActResult[]>;
 }
 
 /* eslint-disable @typescript-eslint/no-empty-object-type -- declaration merging adds members through extends */
