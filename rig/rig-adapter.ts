@@ -5,6 +5,9 @@
 import type { Browser } from "webdriverio";
 import {
   DeviceError,
+  clearFocused,
+  keysToFocused,
+  typeIntoFocused,
   elementDriver,
   elementMatches,
   elementRects,
@@ -15,6 +18,7 @@ import {
   type DeviceDescription,
   type DeviceSession,
   type Point,
+  type PressKey,
   type Swipe,
 } from "tapshot/adapter";
 import type { PhoneProfile } from "./profiles.js";
@@ -106,7 +110,20 @@ export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
           return elementMatches(driver, target, { scale, pageScroll });
         },
         async tap(point: Point) {
-          await touchTap(driver, Math.round(point.x / scale), Math.round(point.y / scale));
+          await rigTap(driver, Math.round(point.x / scale), Math.round(point.y / scale));
+        },
+        // Typing goes to the focused element, as on the Appium adapters (src/appium/typing.ts); chromedriver
+        // answers W3C Get Active Element, Element Clear and Element Send Keys on the page's DOM.
+        async fill({ point, text }) {
+          await rigTap(driver, Math.round(point.x / scale), Math.round(point.y / scale));
+          await typeIntoFocused(driver, text);
+        },
+        async clear({ point }) {
+          await rigTap(driver, Math.round(point.x / scale), Math.round(point.y / scale));
+          await clearFocused(driver);
+        },
+        async pressKey(key: PressKey) {
+          await rigKey(driver, profile.platform, key);
         },
         async swipe({ from, to, durationMs }: Swipe) {
           const css = (p: Point) => ({ x: Math.round(p.x / scale), y: Math.round(p.y / scale) });
@@ -117,6 +134,61 @@ export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
       };
     },
   };
+}
+
+/** WebDriver's key codes (W3C WebDriver "Keyboard actions"): Enter and Tab. */
+const WEBDRIVER_KEYS = { enter: "\uE007", tab: "\uE004" } as const;
+
+/** A key as a phone's driver presses it: Enter and Tab typed into the focused element, Back as Android's. */
+async function rigKey(driver: Browser, platform: "android" | "ios", key: PressKey): Promise<void> {
+  if (key === "back") {
+    if (platform === "ios") {
+      throw new DeviceError(
+        'press "back" has no iOS equivalent (iOS has no Back key): tap the app\'s own back button.',
+      );
+    }
+    await driver.back();
+    return;
+  }
+  if (platform === "ios" && key === "tab") {
+    throw new DeviceError('press "tab" has no iOS equivalent (iOS has no Tab key): tap the next field.');
+  }
+  await keysToFocused(driver, WEBDRIVER_KEYS[key]);
+}
+
+/**
+ * A tap as a phone shows a `<select>`: its options open as a list under it (a spinner's dropdown,
+ * served in the page source by {@link domPageSource}), and a tap on one chooses it; any other tap
+ * is a W3C touch tap. Chromium's own popup for a `<select>` is no part of the page, so the rig
+ * stands in for the phone's list here.
+ */
+async function rigTap(driver: Browser, x: number, y: number): Promise<void> {
+  const handled = await driver.execute(
+    (x: number, y: number) => {
+      const open = document.querySelector("select[data-tapshot-open]") as HTMLSelectElement | null;
+      if (open) {
+        open.removeAttribute("data-tapshot-open");
+        const r = open.getBoundingClientRect();
+        const i = Math.floor((y - r.bottom) / r.height);
+        if (x >= r.left && x < r.right && i >= 0 && i < open.options.length) {
+          open.value = open.options[i]!.value;
+          open.dispatchEvent(new Event("input", { bubbles: true }));
+          open.dispatchEvent(new Event("change", { bubbles: true }));
+          return true;
+        }
+      }
+      const hit = document.elementFromPoint(x, y);
+      if (hit instanceof HTMLSelectElement && !hit.disabled) {
+        hit.setAttribute("data-tapshot-open", "");
+        hit.focus();
+        return true;
+      }
+      return false;
+    },
+    x,
+    y,
+  );
+  if (!handled) await touchTap(driver, x, y);
 }
 
 /** A W3C touch tap at a point in CSS pixels of the viewport: the same action the Appium adapters send. */
@@ -133,10 +205,18 @@ export async function touchTap(driver: Browser, x: number, y: number): Promise<v
  * `data-testid` plays the resource-id / accessibility id (as React Native's testID does on
  * phones), `aria-label` the content-desc / label, and an element the browser does not render
  * visibly (`checkVisibility` with `visibility: hidden`) is `displayed="false"` / `visible="false"`.
- * An `<input>` or `<textarea>` is the platform's text field (`android.widget.EditText` with the typed
- * text in `text`; `XCUIElementTypeTextField` with it in `value`), a checkbox serves `checked`, and
- * every element `enabled` (false when disabled) and, on Android, `selected` (`aria-selected`), as
- * UiAutomator2 and XCUITest serve them.
+ * Form controls get the platform's classes, as `ai.act`'s observation reads them
+ * (src/core/device/controls.ts): an `<input>` or `<textarea>` is a text field (`android.widget.EditText`
+ * with the typed text in `text` and the placeholder in `hint`, `password` for a password input;
+ * `XCUIElementTypeTextField` / `SecureTextField` with the typed text, or else the placeholder, in
+ * `value` and the placeholder in `placeholderValue`), a checkbox, `role="switch"` and a radio are
+ * `CheckBox` / `Switch` / `RadioButton` (`XCUIElementTypeSwitch` with `value` "1"/"0", `RadioButton`),
+ * a `<select>` is a `Spinner` (`XCUIElementTypePopUpButton`) whose options, once tapped open, are
+ * listed under it as a dropdown's `CheckedTextView`s (`MenuItem`s), a link is a clickable `TextView`
+ * (`XCUIElementTypeLink`), and `role="progressbar"` or `aria-busy="true"` is a `ProgressBar`
+ * (`ActivityIndicator`). A `<label for>` names its control when it has no `aria-label`. Every element
+ * serves `enabled` (false when disabled or `aria-disabled`) and, on Android, `selected`
+ * (`aria-selected`), as UiAutomator2 and XCUITest serve them. Shadow roots are walked too (web components).
  */
 export async function domPageSource(driver: Browser, platform: "android" | "ios", scale: number): Promise<string> {
   return driver.execute(
@@ -149,61 +229,114 @@ export async function domPageSource(driver: Browser, platform: "android" | "ios"
           .map((n) => n.textContent ?? "")
           .join("")
           .trim();
-      const isButton = (el: Element) => el.tagName === "BUTTON" || el.getAttribute("role") === "button";
-      const field = (el: Element) =>
-        (el.tagName === "INPUT" &&
-          !["checkbox", "radio", "button", "submit"].includes((el as HTMLInputElement).type)) ||
-        el.tagName === "TEXTAREA"
-          ? (el as HTMLInputElement)
-          : null;
-      const checkbox = (el: Element) =>
-        el.tagName === "INPUT" && ["checkbox", "radio"].includes((el as HTMLInputElement).type)
-          ? (el as HTMLInputElement)
-          : null;
+      const role = (el: Element) => el.getAttribute("role") ?? "";
+      const inputType = (el: Element) => (el.tagName === "INPUT" ? (el as HTMLInputElement).type : "");
+      /** What a phone's driver would call the element: a field, a toggle, a select, a button, a link, busy. */
+      const kindOf = (el: Element) => {
+        if (role(el) === "progressbar" || el.getAttribute("aria-busy") === "true") return "busy";
+        if (role(el) === "switch") return "switch";
+        if (inputType(el) === "checkbox") return "checkbox";
+        if (inputType(el) === "radio" || role(el) === "radio") return "radio";
+        if (el.tagName === "SELECT") return "select";
+        if (
+          el.tagName === "TEXTAREA" ||
+          (el.tagName === "INPUT" && !["button", "submit", "reset", "image", "hidden"].includes(inputType(el)))
+        )
+          return "field";
+        if (el.tagName === "BUTTON" || role(el) === "button" || ["button", "submit"].includes(inputType(el)))
+          return "button";
+        if (el.tagName === "A" && el.hasAttribute("href")) return "link";
+        return "";
+      };
+      const labelOf = (el: Element) => {
+        const aria = el.getAttribute("aria-label");
+        if (aria) return aria;
+        const labels = (el as HTMLInputElement).labels;
+        return labels && labels.length ? (labels[0]!.textContent ?? "").trim() : "";
+      };
+      const isChecked = (el: Element) =>
+        el.tagName === "INPUT" ? (el as HTMLInputElement).checked : el.getAttribute("aria-checked") === "true";
+      const ANDROID: Record<string, string> = {
+        busy: "android.widget.ProgressBar",
+        switch: "android.widget.Switch",
+        checkbox: "android.widget.CheckBox",
+        radio: "android.widget.RadioButton",
+        select: "android.widget.Spinner",
+        field: "android.widget.EditText",
+        button: "android.widget.Button",
+        link: "android.widget.TextView",
+      };
+      const IOS: Record<string, string> = {
+        busy: "XCUIElementTypeActivityIndicator",
+        switch: "XCUIElementTypeSwitch",
+        checkbox: "XCUIElementTypeSwitch",
+        radio: "XCUIElementTypeRadioButton",
+        select: "XCUIElementTypePopUpButton",
+        field: "XCUIElementTypeTextField",
+        button: "XCUIElementTypeButton",
+        link: "XCUIElementTypeLink",
+      };
+      /** An open `<select>`'s options, listed under it as a phone's dropdown (see rigTap). */
+      const options = (el: Element, r: DOMRect): string => {
+        if (!(el instanceof HTMLSelectElement) || !el.hasAttribute("data-tapshot-open")) return "";
+        return Array.from(el.options)
+          .map((o, i) => {
+            const top = r.bottom + i * r.height;
+            const text = esc(o.text.trim());
+            if (platform === "android") {
+              const px = (v: number) => Math.round(v * scale);
+              return (
+                `<node class="android.widget.CheckedTextView" resource-id="android:id/text1" text="${text}" ` +
+                `clickable="true" displayed="true" enabled="true" checked="${o.selected}" ` +
+                `bounds="[${px(r.left)},${px(top)}][${px(r.right)},${px(top + r.height)}]"/>`
+              );
+            }
+            return (
+              `<XCUIElementTypeMenuItem type="XCUIElementTypeMenuItem" name="${text}" label="${text}" enabled="true" ` +
+              `x="${Math.round(r.left)}" y="${Math.round(top)}" width="${Math.round(r.width)}" height="${Math.round(r.height)}" visible="true"/>`
+            );
+          })
+          .join("");
+      };
       const walk = (el: Element): string => {
         const r = el.getBoundingClientRect();
-        const children = Array.from(el.children).map(walk).join("");
+        const kids = [...Array.from(el.children), ...Array.from(el.shadowRoot?.children ?? [])];
+        const children = kids.map(walk).join("") + options(el, r);
         if (r.width <= 0 || r.height <= 0) return children;
         const id = el.id || (el.getAttribute("data-testid") ?? "");
-        const label = el.getAttribute("aria-label") ?? "";
-        const typed = field(el);
-        const box = checkbox(el);
-        const text = typed ? typed.value : ownText(el);
+        const kind = kindOf(el);
+        const label = labelOf(el);
+        const field = kind === "field" ? (el as HTMLInputElement) : null;
+        const select = kind === "select" ? (el as HTMLSelectElement) : null;
+        const toggle = kind === "switch" || kind === "checkbox" || kind === "radio";
+        const text = field ? field.value : select ? (select.selectedOptions[0]?.text ?? "").trim() : ownText(el);
         const shown = el.checkVisibility({ visibilityProperty: true });
-        const enabled = !(el as HTMLButtonElement).disabled;
-        const checked = box ? ` checkable="true" checked="${box.checked}"` : "";
+        const enabled = !(el as HTMLButtonElement).disabled && el.getAttribute("aria-disabled") !== "true";
+        const placeholder = field?.placeholder ?? "";
         if (platform === "android") {
-          const cls = typed
-            ? "android.widget.EditText"
-            : box
-              ? "android.widget.CheckBox"
-              : isButton(el)
-                ? "android.widget.Button"
-                : text
-                  ? "android.widget.TextView"
-                  : "android.view.View";
+          const cls = ANDROID[kind] ?? (text ? "android.widget.TextView" : "android.view.View");
           const px = (v: number) => Math.round(v * scale);
           const bounds = `[${px(r.left)},${px(r.top)}][${px(r.right)},${px(r.bottom)}]`;
           const selected = el.getAttribute("aria-selected") === "true";
+          const extra =
+            (toggle ? ` checkable="true" checked="${isChecked(el)}"` : "") +
+            (kind && kind !== "busy" ? ` clickable="true"` : "") +
+            (field ? ` hint="${esc(placeholder)}" password="${inputType(el) === "password"}"` : "");
           return (
             `<node class="${cls}" resource-id="${esc(id)}" text="${esc(text)}" content-desc="${esc(label)}" ` +
-            `displayed="${shown}" enabled="${enabled}" selected="${selected}"${checked} bounds="${bounds}">` +
+            `displayed="${shown}" enabled="${enabled}" selected="${selected}"${extra} bounds="${bounds}">` +
             `${children}</node>`
           );
         }
-        const type = typed
-          ? "XCUIElementTypeTextField"
-          : box
-            ? "XCUIElementTypeSwitch"
-            : isButton(el)
-              ? "XCUIElementTypeButton"
-              : text
-                ? "XCUIElementTypeStaticText"
-                : "XCUIElementTypeOther";
-        const value = typed ? typed.value : box ? (box.checked ? "1" : "0") : "";
+        const type =
+          field && inputType(el) === "password"
+            ? "XCUIElementTypeSecureTextField"
+            : (IOS[kind] ?? (text ? "XCUIElementTypeStaticText" : "XCUIElementTypeOther"));
+        const value = field ? field.value || placeholder : toggle ? (isChecked(el) ? "1" : "0") : select ? text : "";
+        const extra = field ? ` placeholderValue="${esc(placeholder)}"` : "";
         return (
-          `<${type} type="${type}" name="${esc(id)}" label="${esc(typed || box ? label : label || text)}" ` +
-          `value="${esc(value)}" enabled="${enabled}" ` +
+          `<${type} type="${type}" name="${esc(id)}" label="${esc(field || toggle || select ? label : label || text)}" ` +
+          `value="${esc(value)}"${extra} enabled="${enabled}" ` +
           `x="${Math.round(r.left)}" y="${Math.round(r.top)}" width="${Math.round(r.width)}" ` +
           `height="${Math.round(r.height)}" visible="${shown}">${children}</${type}>`
         );

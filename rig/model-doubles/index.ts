@@ -11,7 +11,8 @@
  * each rule with its source.
  *
  * Both return a {@link WireDouble}: `baseUrl`, `requests` (raw bodies), `received` (decoded:
- * kind, images with their sizes, the user's text, a refinement crop), `calls(kind?)`,
+ * kind, images with their sizes, the user's text, a refinement crop, and for `ai.act`'s `decide` and
+ * `complete` the controls, value names and history read back from the text), `calls(kind?)`,
  * `inject(fault, times)` (HTTP status, `"hang"`, `"malformed"`, `"not-json"`, `"garbage"`,
  * `"refusal"`, `"blocked"`) and `close()`.
  */

@@ -10,3 +10,4 @@ export * from "./readings.js";
 export * from "./actions.js";
 export * from "./adapter.js";
 export * from "./element-rects.js";
+export * from "./typing.js";

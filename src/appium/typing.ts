@@ -50,6 +50,12 @@ export async function typeIntoFocused(driver: AppiumSession, text: string): Prom
   }
 }
 
+/** Send keys (a key's character, e.g. "\n") to the focused element without clearing it. */
+export async function keysToFocused(driver: AppiumSession, keys: string): Promise<void> {
+  const id = await activeElement(driver, "Pressing a key");
+  await driver.elementSendKeys!(id, keys);
+}
+
 /** Clear the focused field. */
 export async function clearFocused(driver: AppiumSession): Promise<void> {
   const id = await activeElement(driver, "Clearing a field");
@@ -73,8 +79,7 @@ export async function pressKey(driver: AppiumSession, platform: Platform, key: P
         `press "${key}" has no iOS equivalent (iOS has no Back or Tab key): tap the app's own back button or the next field.`,
       );
     }
-    const id = await activeElement(driver, "Pressing Enter");
-    await driver.elementSendKeys!(id, "\n");
+    await keysToFocused(driver, "\n");
   } catch (error) {
     if (error instanceof DeviceError) throw error;
     throw new DeviceError(`Pressing ${key} failed: ${reason(error)}`, { cause: error });

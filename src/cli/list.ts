@@ -16,6 +16,7 @@ export function runList(model: StoreModel, options: ListOptions): number {
       taps: entries.filter((e) => e.kind === "tap").map(entryJson),
       baselines: entries.filter((e) => e.kind === "baseline").map(entryJson),
       judgments: entries.filter((e) => e.kind === "judgment").map(entryJson),
+      acts: entries.filter((e) => e.kind === "act").map(entryJson),
       invalid: model.invalid,
     });
     return 0;
@@ -23,9 +24,11 @@ export function runList(model: StoreModel, options: ListOptions): number {
   const count = (kind: StoreEntry["kind"]) => entries.filter((e) => e.kind === kind).length;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const judgments = count("judgment");
+  const acts = count("act");
   const lines = [
     `${model.root}: ${plural(count("tap"), "tap")}, ${plural(count("baseline"), "baseline")}` +
       (judgments ? `, ${plural(judgments, "judgment")}` : "") +
+      (acts ? `, ${plural(acts, "act")}` : "") +
       (model.invalid.length ? `, ${model.invalid.length} invalid` : ""),
   ];
   const groups = new Map<string, typeof entries>();

@@ -43,7 +43,7 @@ function version(): string {
 interface FilterFlags {
   platform?: Platform;
   device?: string[];
-  kind?: "tap" | "baseline" | "judgment";
+  kind?: "tap" | "baseline" | "judgment" | "act";
 }
 
 function withCommon(command: Command, json = true): Command {
@@ -60,7 +60,12 @@ function withFilters(command: Command): Command {
     .option("--platform <platform>", "only android or ios", parsePlatform)
     .option("--device <slug>", "only this device slug, e.g. google-pixel-7_14 (repeatable)", collect)
     .addOption(
-      new Option("--kind <kind>", "only taps, baselines or judgments").choices(["tap", "baseline", "judgment"]),
+      new Option("--kind <kind>", "only taps, baselines, judgments or acts").choices([
+        "tap",
+        "baseline",
+        "judgment",
+        "act",
+      ]),
     );
 }
 

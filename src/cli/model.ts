@@ -11,6 +11,7 @@ import { BaselineRecordSchema, type BaselineRecord } from "../core/store/baselin
 import { JudgmentRecordSchema, type JudgmentRecord } from "../core/store/judgment-record.js";
 import { readRecord } from "../core/store/record-io.js";
 import { TapRecordSchema, type TapRecord } from "../core/store/tap-record.js";
+import { ActRecordSchema, type ActRecord } from "../core/store/act-record.js";
 import { indexCalls, lastUsed } from "./usage.js";
 import type { Run } from "./runs.js";
 
@@ -61,8 +62,16 @@ export interface JudgmentEntry extends EntryBase {
   record: JudgmentRecord;
 }
 
+/** A stored act of `ai.act` (docs/storage.md, "Acts"). */
+export interface ActEntry extends EntryBase {
+  kind: "act";
+  /** The goal. */
+  subject: string;
+  record: ActRecord;
+}
+
 /** A stored record of any kind. */
-export type StoreEntry = TapEntry | BaselineEntry | JudgmentEntry;
+export type StoreEntry = TapEntry | BaselineEntry | JudgmentEntry | ActEntry;
 
 /** A file under `_ai_/` that is not a readable record. */
 export interface InvalidEntry {
@@ -81,6 +90,7 @@ export interface StoreModel {
   taps: TapEntry[];
   baselines: BaselineEntry[];
   judgments: JudgmentEntry[];
+  acts: ActEntry[];
   invalid: InvalidEntry[];
 }
 
@@ -102,6 +112,7 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
     taps: [],
     baselines: [],
     judgments: [],
+    acts: [],
     // Links below _ai_/ are never followed: they are shown as invalid, so prune never reaches through them.
     invalid: [...scan.skipped],
   };
@@ -115,10 +126,12 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
     const isTap = parts[0] === "taps" && parts.length === 4;
     const isBaseline = parts[0] === "screenshots" && parts.length === 4;
     const isJudgment = parts[0] === "judgments" && parts.length === 4;
-    if ((!isTap && !isBaseline && !isJudgment) || !platform.success) {
+    const isAct = parts[0] === "acts" && parts.length === 4;
+    if ((!isTap && !isBaseline && !isJudgment && !isAct) || !platform.success) {
       invalid(
         "not where a record belongs: use taps/<platform>/<device>/<prompt>.json, " +
-          "screenshots/<platform>/<name>/<device>.json or judgments/<platform>/<device>/<statement>.json",
+          "screenshots/<platform>/<name>/<device>.json, judgments/<platform>/<device>/<statement>.json " +
+          "or acts/<platform>/<goal>/<device>.json",
       );
       continue;
     }
@@ -126,17 +139,26 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
     try {
       stored = isTap
         ? await readRecord(store, key, TapRecordSchema)
-        : isJudgment
-          ? await readRecord(store, key, JudgmentRecordSchema)
-          : await readRecord(store, key, BaselineRecordSchema);
+        : isAct
+          ? await readRecord(store, key, ActRecordSchema)
+          : isJudgment
+            ? await readRecord(store, key, JudgmentRecordSchema)
+            : await readRecord(store, key, BaselineRecordSchema);
     } catch (error) {
       invalid((error as Error).message);
       continue;
     }
     if (!stored) continue; // removed while listing
     const record = stored.record;
-    const device = isBaseline ? parts[3]! : parts[2]!;
-    const subject = record.kind === "tap" ? record.prompt : record.kind === "judgment" ? record.statement : record.name;
+    const device = isBaseline || isAct ? parts[3]! : parts[2]!;
+    const subject =
+      record.kind === "tap"
+        ? record.prompt
+        : record.kind === "judgment"
+          ? record.statement
+          : record.kind === "act"
+            ? record.goal
+            : record.name;
     const modifiedAt = (await store.modifiedAt(`${key}.json`)) ?? new Date(record.storedAt);
     const hasPrevious = record.previous !== undefined && keys.includes(`${key}.previous.png`);
     const base = {
@@ -155,6 +177,7 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
     };
     if (record.kind === "tap") model.taps.push({ ...base, kind: "tap", record });
     else if (record.kind === "judgment") model.judgments.push({ ...base, kind: "judgment", record });
+    else if (record.kind === "act") model.acts.push({ ...base, kind: "act", record });
     else model.baselines.push({ ...base, kind: "baseline", record });
   }
 
@@ -173,11 +196,12 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
   model.taps.sort(order);
   model.baselines.sort(order);
   model.judgments.sort(order);
+  model.acts.sort(order);
   model.invalid.sort((a, b) => a.key.localeCompare(b.key));
   return model;
 }
 
-/** All records: taps, baselines, then judgments. */
+/** All records: taps, baselines, judgments, then acts. */
 export function allEntries(model: StoreModel): StoreEntry[] {
-  return [...model.taps, ...model.baselines, ...model.judgments];
+  return [...model.taps, ...model.baselines, ...model.judgments, ...model.acts];
 }

@@ -7,7 +7,7 @@ export interface EntryFilter {
   platform?: Platform;
   /** Device slugs (any of them). */
   device?: string[];
-  kind?: "tap" | "baseline" | "judgment";
+  kind?: "tap" | "baseline" | "judgment" | "act";
 }
 
 export function matchesFilter(entry: StoreEntry, filter: EntryFilter): boolean {
@@ -28,7 +28,9 @@ export function entryJson(entry: StoreEntry) {
       ? { prompt: entry.subject }
       : entry.kind === "judgment"
         ? { statement: entry.subject }
-        : { name: entry.subject }),
+        : entry.kind === "act"
+          ? { goal: entry.subject }
+          : { name: entry.subject }),
     files: entry.files,
     modifiedAt: entry.modifiedAt.toISOString(),
     lastUsed: entry.lastUsed.toISOString(),

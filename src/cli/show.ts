@@ -1,4 +1,5 @@
 /** `tapshot show <name|prompt>`: every record of a baseline name or tap prompt, in full. */
+import type { ActRecord } from "../core/store/act-record.js";
 import { age, printJson, printLines } from "./format.js";
 import { allEntries, type StoreEntry, type StoreModel } from "./model.js";
 import { entryJson, matchesFilter, type EntryFilter } from "./select.js";
@@ -56,6 +57,9 @@ function describe(entry: StoreEntry): string[] {
     lines.push(field("point", `(${r.point.x}, ${r.point.y})`));
     lines.push(field("box", rect(r.box)));
     lines.push(field("crop", rect(r.crop)));
+  } else if (r.kind === "act") {
+    lines.push(field("values", r.valueNames.join(", ") || "-"));
+    r.steps.forEach((s, i) => lines.push(field(i ? "" : "steps", actStepText(s))));
   } else if (r.kind === "judgment") {
     lines.push(field("context", r.context ?? "-"));
     lines.push(field("P(true)", String(r.probability)));
@@ -76,7 +80,9 @@ function describe(entry: StoreEntry): string[] {
         ? `point (${p.point.x}, ${p.point.y}), crop ${rect(p.crop)}`
         : "prompt" in p
           ? `prompt "${p.prompt}"`
-          : `P(true) ${p.probability}`;
+          : "steps" in p
+            ? `${p.steps.length} steps`
+            : `P(true) ${p.probability}`;
     lines.push(
       field("healed", `${r.storedAt} (${age(r.storedAt)}); before: ${where}, stored ${p.storedAt} by ${p.model}`),
     );
@@ -85,6 +91,20 @@ function describe(entry: StoreEntry): string[] {
   lines.push(field("", entry.files.image));
   if (entry.files.previousImage) lines.push(field("", entry.files.previousImage));
   return lines;
+}
+
+/** `fill "Email" with value email at (540, 480)`: one stored step of an act, value names only. */
+function actStepText(step: ActRecord["steps"][number]): string {
+  const on = step.control ? ` "${step.control.label}"` : "";
+  const extra = [
+    step.value !== undefined ? `with value ${step.value}` : "",
+    step.checked !== undefined ? (step.checked ? "on" : "off") : "",
+    step.option !== undefined ? `option "${step.option}"` : "",
+    step.key ?? "",
+    step.direction ?? "",
+    step.control ? `at (${step.control.point.x}, ${step.control.point.y})` : "",
+  ].filter(Boolean);
+  return [`${step.action}${on}`, ...extra].join(" ");
 }
 
 function field(name: string, value: string): string {

@@ -19,12 +19,13 @@ interface Copied {
   reason?: string;
 }
 
-/** The record keys (without `.json`) of stored taps, baselines and judgments. */
+/** The record keys (without `.json`) of stored taps, baselines, judgments and acts. */
 async function recordKeys(store: Store): Promise<string[]> {
   const keys = [
     ...(await store.list("taps")),
     ...(await store.list("screenshots")),
     ...(await store.list("judgments")),
+    ...(await store.list("acts")),
   ];
   return keys.filter((k) => k.endsWith(".json")).map((k) => k.slice(0, -".json".length));
 }

@@ -11,7 +11,7 @@ import type { Run, RunEntry } from "./runs.js";
 export type CallIndex = Map<string, number>;
 
 /** What a recorded call or a record is matched on. */
-export function usageKey(api: "tap" | "baseline" | "judgment", device: string, subject: string): string {
+export function usageKey(api: "tap" | "baseline" | "judgment" | "act", device: string, subject: string): string {
   return `${api}\u0000${device}\u0000${subject}`;
 }
 
@@ -30,20 +30,26 @@ export function indexCalls(runs: Run[]): CallIndex {
       const subject = subjectOf(entry);
       // A toSatisfy call names no one record (its key depends on what it saw): its judgments' files are touched on use.
       if (subject !== undefined && entry.api !== "toSatisfy")
-        bump(usageKey(entry.api === "tap" ? "tap" : "baseline", entry.device, subject), at);
+        bump(usageKey(entry.api === "tap" || entry.api === "act" ? entry.api : "baseline", entry.device, subject), at);
     }
   }
   return index;
 }
 
 function subjectOf(entry: RunEntry): string | undefined {
-  return entry.api === "tap" ? entry.prompt : entry.name;
+  return entry.api === "tap" || entry.api === "act" ? entry.prompt : entry.name;
 }
 
 /** The last use of one record: its file's mtime or its latest recorded call, whichever is later. */
 export function lastUsed(
   index: CallIndex,
-  record: { key: string; kind: "tap" | "baseline" | "judgment"; device: string; subject: string; modifiedAt: Date },
+  record: {
+    key: string;
+    kind: "tap" | "baseline" | "judgment" | "act";
+    device: string;
+    subject: string;
+    modifiedAt: Date;
+  },
 ): Date {
   const fromCalls = Math.max(
     index.get(`key\u0000${record.key}`) ?? 0,

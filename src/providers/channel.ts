@@ -75,18 +75,17 @@ interface Asked {
   usage?: Usage;
 }
 
-/** What every kind's turn uses: the backend, its image plans, and the two ways to ask. */
+/** A turn's answer as the model wrote it: wire JSON, boxes unread. */
+type RawAsked = Omit<Asked, "core"> & { core: Record<string, unknown> };
+
+/** What every kind's turn uses: the backend, its image plan, and the two ways to ask. */
 interface Asking {
   backend: ModelBackend;
   plan: ImagePlan;
   /** Ask one turn and read its boxes in the frame of `frame`. */
   ask(kind: AiKind, turn: Turn, frame: PreparedImage, sending: AiRequestOptions): Promise<Asked>;
   /** Ask one turn and return its wire JSON, boxes unread. */
-  askRaw(
-    kind: AiKind,
-    turn: Turn,
-    sending: AiRequestOptions,
-  ): Promise<{ core: Record<string, unknown> } & Omit<Asked, "core">>;
+  askRaw(kind: AiKind, turn: Turn, sending: AiRequestOptions): Promise<RawAsked>;
 }
 
 /** One kind's turn: build it from the request, ask, and read the answer. */
@@ -116,7 +115,7 @@ export function modelChannel(backend: ModelBackend): AiChannel {
 
 function askingOver(backend: ModelBackend): Asking {
   /** One turn, retried; every attempt claims its place in the budget before it is sent. */
-  async function askRaw(kind: AiKind, turn: Turn, { signal, claim }: AiRequestOptions) {
+  async function askRaw(kind: AiKind, turn: Turn, { signal, claim }: AiRequestOptions): Promise<RawAsked> {
     const reply = await withRetries(
       backend.id,
       backend.retry,

@@ -169,6 +169,14 @@ test("every provider answers decide from the controls, value names and history i
     expect(body).toContain("Sign in");
     expect(body).toContain("Remember me");
     expect(body).toContain('\\"email\\",\\"password\\"');
+    // OpenAI, Azure and compatible servers get a strict json_schema, Gemini a responseJsonSchema, named for the kind.
+    const format =
+      name === "gemini"
+        ? (sent.body as { generationConfig: { responseJsonSchema: object } }).generationConfig.responseJsonSchema
+        : (sent.body as { response_format: { json_schema: object } }).response_format.json_schema;
+    expect(format).toMatchObject(
+      name === "gemini" ? { title: "decide_answer" } : { name: "decide_answer", strict: true },
+    );
     // Azure refuses minimum/maximum; none are sent to anyone.
     expect(body).not.toMatch(/"minimum"|"maximum"/);
   }

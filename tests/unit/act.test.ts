@@ -303,3 +303,83 @@ describe("ai.act's policy (Android)", () => {
     expect(channel.count()).toBe(0);
   });
 });
+
+describe("ai.act's records under review, its deadline and its device errors", () => {
+  test("a healed act is pending review; revert restores the previous steps, accept marks it accepted", async () => {
+    const { readStoreModel } = await import("../../src/cli/model.js");
+    const { acceptValue, revertValue } = await import("../../src/cli/review/actions.js");
+    configure({ decide: plan, complete: judge });
+    await android.act(asBrowser(session("android").driver), GOAL, { values: VALUES });
+    await android.act(asBrowser(session("android", { signInRenamed: true }).driver), GOAL, {
+      values: VALUES,
+      autoHeal: true,
+    });
+    const model = await readStoreModel(storageDir);
+    expect(model.acts.map((a) => [a.subject, a.device, a.record.review?.state])).toEqual([
+      [GOAL, "google-pixel-7_14", "pending"],
+    ]);
+    const key = model.acts[0]!.key;
+    const by = { name: "QA <qa@example.test>", at: new Date().toISOString() };
+    expect(await revertValue(model.store, key, by)).toMatchObject({ action: "reverted" });
+    const reverted = ActRecordSchema.parse(JSON.parse(await fs.readFile(await actFile(), "utf8")));
+    expect(reverted.steps.at(-1)?.control?.label).toBe("Sign in");
+    expect(reverted.previous).toBeUndefined();
+    expect(reverted.rejected).toHaveLength(1);
+    // The first learned value is still pending: accepting it marks it accepted.
+    expect(await acceptValue(model.store, key, by)).toMatchObject({ action: "accepted" });
+    const accepted = ActRecordSchema.parse(JSON.parse(await fs.readFile(await actFile(), "utf8")));
+    expect(accepted.review).toMatchObject({ state: "accepted", by: by.name });
+  });
+
+  test("the call's timeout ends a model request that never answers, with nothing done after", async () => {
+    let aborted: AbortSignal | undefined;
+    channel = new ScriptedChannel({});
+    const hanging = {
+      request: (_r: unknown, { signal }: { signal: AbortSignal }) => {
+        aborted = signal;
+        return new Promise<never>(() => undefined);
+      },
+    };
+    configureAi({ channel: hanging as never, storageDir, mode: "auto", resultsDir, log: (e) => logs.push(e) });
+    const { driver, app } = session("android");
+    await expect(android.act(asBrowser(driver), GOAL, { values: VALUES, timeout: 2_500 })).rejects.toThrow(
+      /did not finish within its 2500 ms timeout/,
+    );
+    expect(aborted?.aborted).toBe(true);
+    const actions = driver.actions.length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(driver.actions.length).toBe(actions);
+    expect(app.email).toBe("");
+  });
+
+  test("a driver error while typing never shows the value", async () => {
+    configure({ decide: plan, complete: judge });
+    const { driver } = session("android");
+    driver.elementSendKeys = async (_id: string, text: string) => {
+      throw new Error(`invalid element state: cannot set the text '${text}'`);
+    };
+    const error = await android.act(asBrowser(driver), GOAL, { values: VALUES, maxSteps: 1 }).catch((e: Error) => e);
+    expect((error as Error).message).toMatch(/not confirmed within maxSteps 1/);
+    await expectNoValues({ message: (error as Error).message, stack: (error as Error).stack });
+    expect(JSON.stringify(logs)).toContain("cannot set the text '[value]'");
+  });
+
+  test("press back is refused on iOS with a clear reason, and pressed on Android", async () => {
+    const backThenPlan = () => {
+      let first = true;
+      return (r: AiRequestOf<"decide">): AiAnswers["decide"] => {
+        if (!first) return plan(r);
+        first = false;
+        return { choices: [{ action: "press", key: "back", probability: 0.9 }], reason: "back", model: SCRIPTED_MODEL };
+      };
+    };
+    configure({ decide: backThenPlan(), complete: judge });
+    const onIos = await ios.act(asBrowser(session("ios").driver), GOAL, { values: VALUES, maxSteps: 6 });
+    expect(onIos.history[0]).toMatchObject({ outcome: "failed", reason: expect.stringMatching(/no iOS equivalent/) });
+    configure({ decide: backThenPlan(), complete: judge });
+    const android7 = session("android");
+    const onAndroid = await android.act(asBrowser(android7.driver), GOAL, { values: VALUES, maxSteps: 6 });
+    expect(onAndroid.steps[0]).toEqual({ action: "press", control: "", key: "back" });
+    expect(android7.app.keys).toEqual(["back"]);
+  });
+});

@@ -10,6 +10,7 @@ import { FORMAT } from "../../core/store/record-format.js";
 import { reviewOf } from "../../core/store/review-state.js";
 import { TapRecordSchema, TapValueSchema, type TapRecord } from "../../core/store/tap-record.js";
 import { JudgmentRecordSchema } from "../../core/store/judgment-record.js";
+import { ActRecordSchema, ActValueSchema, type ActRecord } from "../../core/store/act-record.js";
 import { rejectionOf } from "../../core/store/rejections.js";
 import type { Store } from "../../core/store/store.js";
 
@@ -48,13 +49,19 @@ async function readPending(store: Store, key: string, seen: string | undefined) 
     ? TapRecordSchema
     : key.startsWith("judgments/")
       ? JudgmentRecordSchema
-      : BaselineRecordSchema;
-  const stored = await readRecord(store, key, schema as typeof TapRecordSchema | typeof BaselineRecordSchema);
+      : key.startsWith("acts/")
+        ? ActRecordSchema
+        : BaselineRecordSchema;
+  const stored = await readRecord(
+    store,
+    key,
+    schema as typeof TapRecordSchema | typeof BaselineRecordSchema | typeof ActRecordSchema,
+  );
   if (!stored) return { why: "it is no longer stored" };
   if (reviewOf(stored.record).state !== "pending") return { why: "it is not pending review" };
   // A run healed it again after it was shown: what was reviewed is not what is stored.
   if (seen && stored.record.imageSha256 !== seen) return { why: "it changed since it was shown; review it again" };
-  return { stored: stored as { record: TapRecord | BaselineRecord; image: Buffer } };
+  return { stored: stored as { record: TapRecord | BaselineRecord | ActRecord; image: Buffer } };
 }
 
 /** Mark a pending value accepted. `seen` is the image SHA-256 the reviewer looked at. */
@@ -92,7 +99,13 @@ export async function revertValue(store: Store, key: string, by: ReviewBy, seen?
     const { previous, ...current } = record;
     // The value is the previous one alone: an optional field only the heal set (a tap's element, a
     // baseline's prompt masks) is not kept. A baseline's tree and named changes are of the healed screen.
-    const valueFields = Object.keys(record.kind === "tap" ? TapValueSchema.shape : BaselineValueSchema.shape);
+    const valueFields = Object.keys(
+      record.kind === "tap"
+        ? TapValueSchema.shape
+        : record.kind === "act"
+          ? ActValueSchema.shape
+          : BaselineValueSchema.shape,
+    );
     const kept = Object.entries(current).filter(([f]) => !valueFields.includes(f) && f !== "tree" && f !== "changed");
     const restored = {
       ...Object.fromEntries(kept),
@@ -100,8 +113,13 @@ export async function revertValue(store: Store, key: string, by: ReviewBy, seen?
       format: FORMAT,
       rejected: [...(record.rejected ?? []), await rejectionOf(record, stored.image, by)],
     };
-    const schema = record.kind === "tap" ? TapRecordSchema : BaselineRecordSchema;
-    return { key, action: "reverted", files: await restorePrevious(store, key, schema.parse(restored), previousImage) };
+    const schema =
+      record.kind === "tap" ? TapRecordSchema : record.kind === "act" ? ActRecordSchema : BaselineRecordSchema;
+    return {
+      key,
+      action: "reverted",
+      files: await restorePrevious(store, key, (schema as typeof TapRecordSchema).parse(restored), previousImage),
+    };
   });
 }
 

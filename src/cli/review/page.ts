@@ -12,6 +12,7 @@ import { TAP_SCREEN_STYLE, tapOnScreen } from "../report/tap-screen.js";
 import { pointIn, type Overlay } from "../report/view.js";
 import type { BaselineRecord } from "../../core/store/baseline-record.js";
 import type { TapRecord } from "../../core/store/tap-record.js";
+import type { ActRecord } from "../../core/store/act-record.js";
 import { failuresSection, type FailureImageUrl } from "./failure-cards.js";
 import type { ReviewFailure } from "./failures.js";
 import type { UnreadableFailure } from "./accept-failed.js";
@@ -81,19 +82,26 @@ function baselineFigures(
   });
 }
 
+/** An act's crops, one per step with a control, stacked on its sheet: shown as one image. */
+function actFigures(r: ActRecord, src: (file: string) => string): string {
+  return `<div class="figures">${figure("steps", image(src("png"), `the ${r.steps.length} steps' controls`), "tap")}</div>`;
+}
+
 function valueCard({ entry, change }: PendingValue, src: (file: string) => string, fingerprint?: string): string {
   const r = entry.record;
   const figures =
     r.kind === "tap"
       ? tapFigures(r, change, src, entry.subject)
-      : r.kind === "judgment"
-        ? `<div class="figures">${figure("judged", image(src("png"), "what was judged"), r.shot.width === r.device.screen.width ? "baseline" : "tap")}</div>`
-        : baselineFigures(r, change, src, entry.subject);
+      : r.kind === "act"
+        ? actFigures(r, src)
+        : r.kind === "judgment"
+          ? `<div class="figures">${figure("judged", image(src("png"), "what was judged"), r.shot.width === r.device.screen.width ? "baseline" : "tap")}</div>`
+          : baselineFigures(r, change, src, entry.subject);
   const what = change === "heal" ? "healed" : "new";
   return `<article class="card value ${change === "heal" ? "heal" : ""}" tabindex="-1" data-testid="value" data-key="${esc(entry.key)}" data-seen="${esc(r.imageSha256)}" data-device="${esc(entry.device)}"${fingerprint ? ` data-fingerprint="${esc(fingerprint)}"` : ""}>
   <h4>${esc(entry.platform)} · <span class="mono">${esc(entry.device)}</span> · <span class="badge ${what === "new" ? "stored" : "healed"}">${what}</span> <span class="state" data-testid="state"></span></h4>
   ${figures}
-  ${r.kind === "judgment" ? `<div class="meta" data-testid="prompt">statement: ${esc(r.statement)} · P(true) ${r.probability} · evidence <span class="mono">${esc(r.evidenceHash.slice(0, 12))}</span></div><pre class="meta" data-testid="evidence">${esc(r.evidence)}</pre>` : `<div class="meta" data-testid="prompt">${r.kind === "tap" ? "prompt" : "judged against"}: ${esc(r.prompt)}${r.kind === "tap" && r.verify ? ` · verify: ${esc(r.verify)}` : ""}</div>`}
+  ${r.kind === "act" ? `<div class="meta" data-testid="prompt">goal: ${esc(r.goal)}${r.valueNames.length ? ` · values ${esc(r.valueNames.join(", "))}` : ""}</div><ol class="meta" data-testid="steps">${r.steps.map((s) => `<li>${esc(`${s.action}${s.control ? ` "${s.control.label}"` : ""}${s.value ? ` with value ${s.value}` : ""}${s.option ? ` "${s.option}"` : ""}${s.key ? ` ${s.key}` : ""}${s.checked !== undefined ? (s.checked ? " on" : " off") : ""}${s.direction ? ` ${s.direction}` : ""}`)}</li>`).join("")}</ol>` : r.kind === "judgment" ? `<div class="meta" data-testid="prompt">statement: ${esc(r.statement)} · P(true) ${r.probability} · evidence <span class="mono">${esc(r.evidenceHash.slice(0, 12))}</span></div><pre class="meta" data-testid="evidence">${esc(r.evidence)}</pre>` : `<div class="meta" data-testid="prompt">${r.kind === "tap" ? "prompt" : "judged against"}: ${esc(r.prompt)}${r.kind === "tap" && r.verify ? ` · verify: ${esc(r.verify)}` : ""}</div>`}
   ${r.kind === "baseline" && (r.varying.length || r.promptMasks?.length) ? `<div class="meta" data-testid="boxes">${r.varying.length} varying box${r.varying.length === 1 ? "" : "es"} (blue) ignored${r.promptMasks?.length ? `; masked by prompt (orange): ${esc(r.promptMasks.map((m) => m.prompt).join(", "))}` : ""}</div>` : ""}
   ${r.kind === "baseline" && r.changed ? `<div class="meta" data-testid="what-changed">what changed: ${esc(r.changed)}</div>` : ""}
   ${fingerprint ? `<div class="meta">change <span class="mono">${esc(fingerprint)}</span></div>` : ""}

@@ -12,6 +12,7 @@ import { fillRects, systemBarMasks } from "../pixels/masks.js";
 import type { BaselineRecord } from "./baseline-record.js";
 import type { Rejection } from "./review-state.js";
 import type { TapRecord } from "./tap-record.js";
+import type { ActRecord } from "./act-record.js";
 
 /** SHA-256 over the size and the pixels of `raw`, with the pixels under `masks` left out. */
 export function pixelFingerprint(raw: RawImage, masks: Rect[]): string {
@@ -38,13 +39,14 @@ export function baselineFingerprint(image: RawImage, device: Pick<DeviceDescript
 
 /** The rejection that reverting `record` (stored with `image`) keeps. */
 export async function rejectionOf(
-  record: TapRecord | BaselineRecord,
+  record: TapRecord | BaselineRecord | ActRecord,
   image: Buffer,
   by: { name: string | null; at: string },
 ): Promise<Rejection> {
   const raw = await decode(image);
   return {
-    fingerprint: record.kind === "tap" ? tapFingerprint(raw) : baselineFingerprint(raw, record.device),
+    // An act's sheet of crops is fingerprinted as a tap's crop is (its heals are not refused by it: see act-kind.ts).
+    fingerprint: record.kind === "baseline" ? baselineFingerprint(raw, record.device) : tapFingerprint(raw),
     ...(record.kind === "tap" ? { crop: record.crop } : {}),
     model: record.model,
     reason: record.reason,
