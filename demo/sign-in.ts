@@ -53,8 +53,7 @@ export function signInKnowledge(): Knowledge {
       if (busy(controls)) return { choices: [{ action: "wait", probability: 0.9 }], reason: "double: signing in" };
       if (onCart(controls)) return { choices: [{ action: "done", probability: 0.95 }], reason: "double: the cart" };
       const step = nextSignInStep(goal, controls, valueNames, history);
-      // Neither the form nor the cart: the page is between them ("Signing in…" is text, not a control).
-      if (!step) return { choices: [{ action: "wait", probability: 0.9 }], reason: "double: no form and no cart yet" };
+      if (!step) return { choices: [{ action: "stuck", probability: 0.9 }], reason: "double: no sign-in control" };
       return {
         choices: [{ ...step, probability: 0.95 }],
         reason: `double: ${step.action} on the control labelled ${JSON.stringify(controls.find((c) => c.id === step.control)?.label)}`,

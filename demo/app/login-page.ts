@@ -2,7 +2,8 @@
  * The shop's sign-in screen, for `ai.act` (demo/flow.ts, tests/e2e/act.test.ts): an email field,
  * a password field, a "Remember me" switch, a country select and a "Sign in" button. Sign in shows
  * a short busy state (a progress bar marked `aria-busy`), then opens the cart with the page's
- * parameters (variant, seed, bars), as the shop's links carry them. Typed text is never echoed on any screen, and the page keeps only what a
+ * parameters (variant, seed, bars), as the shop's links carry them, but for the sign-in page's own
+ * variants below, after which the cart is the default one. Typed text is never echoed on any screen, and the page keeps only what a
  * test needs to check that the values arrived: `sessionStorage[SIGN_IN_KEY]` holds the email, the
  * password's length, the switch and the country of the last sign-in.
  *
@@ -15,6 +16,9 @@ import { appBar, navBar, pageQuery, statusBar, TAP_LOG, type PageOptions } from 
 /** The sign-in screen. */
 export const LOGIN_SCREENS = ["login"] as const;
 export type LoginScreen = (typeof LOGIN_SCREENS)[number];
+
+/** The variants that change the sign-in page (and not the cart opened after it). */
+const LOGIN_VARIANTS: readonly string[] = ["banner", "regression"];
 
 /** `sessionStorage` key of the last sign-in the page saw. */
 export const SIGN_IN_KEY = "demo-sign-in";
@@ -58,7 +62,9 @@ const STYLE = `.sign-in { display: flex; flex-direction: column; gap: 12px; }
 
 /** The sign-in page as HTML. */
 export function renderLoginPage(options: PageOptions, css: string): string {
-  const cart = `/cart?${pageQuery(options)}`;
+  // The sign-in page's own variants change only it: the cart after it is the default one.
+  const variant = LOGIN_VARIANTS.includes(options.variant) ? "default" : options.variant;
+  const cart = `/cart?${pageQuery({ ...options, variant })}`;
   return `<!doctype html>
 <html lang="en">
 <head>
