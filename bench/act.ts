@@ -10,6 +10,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createPlatformApi, type DeviceAdapter, type DeviceSession } from "tapshot/adapter";
 import { gemini } from "tapshot/providers";
 import { configureAi, resetAi } from "tapshot/runner";
 import { startGeminiDouble } from "../rig/model-doubles/index.js";
@@ -28,6 +29,36 @@ export interface ActBenchOptions {
   runs: number;
   /** Unmeasured pairs first. */
   warmup: number;
+}
+
+/** Per device-session method: calls and ms spent in it (the device's part of a replay). */
+type Spent = Map<string, { calls: number; ms: number }>;
+
+/** An adapter whose sessions count and time every device call, so a replay's time splits into device and SDK. */
+function counted(adapter: DeviceAdapter, spent: Spent): DeviceAdapter {
+  return {
+    ...adapter,
+    open(driver: unknown): DeviceSession {
+      const session = adapter.open(driver) as unknown as Record<string, unknown>;
+      const wrapped: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(session)) {
+        if (typeof value !== "function") {
+          wrapped[name] = value;
+          continue;
+        }
+        wrapped[name] = async (...args: unknown[]) => {
+          const start = performance.now();
+          try {
+            return await (value as (...a: unknown[]) => Promise<unknown>).apply(session, args);
+          } finally {
+            const entry = spent.get(name) ?? { calls: 0, ms: 0 };
+            spent.set(name, { calls: entry.calls + 1, ms: entry.ms + performance.now() - start });
+          }
+        };
+      }
+      return wrapped as unknown as DeviceSession;
+    },
+  };
 }
 
 /** Open the sign-in page, run `work` timed, then wait (untimed) for the cart the page opens. */
@@ -80,12 +111,19 @@ export async function benchAct(session: RigSession, { learns, runs, warmup }: Ac
     const learned = await learn(session, learns, double.baseUrl, dirs);
     if (learned.steps.some((n) => n !== 4)) throw new Error(`the goal took ${learned.steps.join(", ")} steps, not 4`);
     configureAi({ storageDir: dirs.at(-1)!, target: rigTarget, log: false, resultsDir: false, mode: "replay" });
+    const spent: Spent = new Map();
+    const ai = createPlatformApi(counted(session.adapter, spent));
     const replayOnce = () =>
       signInTimed(session, async () => {
-        const result = await session.ai.act(session.driver, SIGN_IN_REMEMBERED_GOAL, { values: DEMO_VALUES });
+        const result = await ai.act(session.driver, SIGN_IN_REMEMBERED_GOAL, { values: DEMO_VALUES });
         if (result.outcome !== "replayed" || result.aiCalls) throw new Error(`a replay gave ${result.outcome}`);
       });
     const paired = await alternate(runs, warmup, replayOnce, () => signInTimed(session, () => byHand(session)));
+    // The device's part of one replay, by session method (warm-up replays included in the average).
+    const replays = runs + warmup;
+    const perReplay = Object.fromEntries(
+      [...spent].map(([name, { calls, ms }]) => [name, { calls: calls / replays, ms: Math.round(ms / replays) }]),
+    );
     const profile = `${session.profile.id} ${session.profile.width}x${session.profile.height}@${session.profile.pixelRatio}`;
     return [
       fromMedians("act: model calls to learn a 4-step goal", "calls", "steps", median(learned.calls), 4, learns, {
@@ -102,7 +140,7 @@ export async function benchAct(session: RigSession, { learns, runs, warmup }: Ac
       ),
       figure("act: replay wall time, 4 steps", "ms", "the 4 steps by hand (WebdriverIO selectors)", paired, {
         budget: 1.1,
-        detail: { profile },
+        detail: { profile, perReplay },
       }),
     ];
   } finally {
