@@ -211,7 +211,8 @@ export async function touchTap(driver: Browser, x: number, y: number): Promise<v
  * `XCUIElementTypeTextField` / `SecureTextField` with the typed text, or else the placeholder, in
  * `value` and the placeholder in `placeholderValue`), a checkbox, `role="switch"` and a radio are
  * `CheckBox` / `Switch` / `RadioButton` (`XCUIElementTypeSwitch` with `value` "1"/"0", `RadioButton`),
- * a `<select>` is a `Spinner` (`XCUIElementTypePopUpButton`) whose options, once tapped open, are
+ * a `<select>` (or `role="combobox"`, `aria-haspopup="listbox"`) is a `Spinner` (`XCUIElementTypePopUpButton`)
+ * and `role="option"` a `CheckedTextView` (`MenuItem`); a `<select>`'s options, once tapped open, are
  * listed under it as a dropdown's `CheckedTextView`s (`MenuItem`s), a link is a clickable `TextView`
  * (`XCUIElementTypeLink`), and `role="progressbar"` or `aria-busy="true"` is a `ProgressBar`
  * (`ActivityIndicator`). A `<label for>` names its control when it has no `aria-label`. Every element
@@ -237,7 +238,9 @@ export async function domPageSource(driver: Browser, platform: "android" | "ios"
         if (role(el) === "switch") return "switch";
         if (inputType(el) === "checkbox") return "checkbox";
         if (inputType(el) === "radio" || role(el) === "radio") return "radio";
-        if (el.tagName === "SELECT") return "select";
+        if (el.tagName === "SELECT" || role(el) === "combobox" || el.getAttribute("aria-haspopup") === "listbox")
+          return "select";
+        if (role(el) === "option" || role(el) === "menuitemradio") return "option";
         if (
           el.tagName === "TEXTAREA" ||
           (el.tagName === "INPUT" && !["button", "submit", "reset", "image", "hidden"].includes(inputType(el)))
@@ -262,6 +265,7 @@ export async function domPageSource(driver: Browser, platform: "android" | "ios"
         checkbox: "android.widget.CheckBox",
         radio: "android.widget.RadioButton",
         select: "android.widget.Spinner",
+        option: "android.widget.CheckedTextView",
         field: "android.widget.EditText",
         button: "android.widget.Button",
         link: "android.widget.TextView",
@@ -272,6 +276,7 @@ export async function domPageSource(driver: Browser, platform: "android" | "ios"
         checkbox: "XCUIElementTypeSwitch",
         radio: "XCUIElementTypeRadioButton",
         select: "XCUIElementTypePopUpButton",
+        option: "XCUIElementTypeMenuItem",
         field: "XCUIElementTypeTextField",
         button: "XCUIElementTypeButton",
         link: "XCUIElementTypeLink",
@@ -307,7 +312,7 @@ export async function domPageSource(driver: Browser, platform: "android" | "ios"
         const kind = kindOf(el);
         const label = labelOf(el);
         const field = kind === "field" ? (el as HTMLInputElement) : null;
-        const select = kind === "select" ? (el as HTMLSelectElement) : null;
+        const select = el instanceof HTMLSelectElement ? el : null;
         const toggle = kind === "switch" || kind === "checkbox" || kind === "radio";
         const text = field ? field.value : select ? (select.selectedOptions[0]?.text ?? "").trim() : ownText(el);
         const shown = el.checkVisibility({ visibilityProperty: true });

@@ -33,6 +33,8 @@ export interface LoginVariant {
   signInRenamed?: boolean;
   /** Sign in looks and reads the same but has this id (a rebuilt screen): found by its crop, not its identity. */
   signInId?: string;
+  /** The app opens on a loading state that lasts this many screenshots, then shows the form. */
+  startLoading?: number;
   /** Screenshots the loading state lasts. */
   loadingShots?: number;
 }
@@ -56,7 +58,9 @@ export class LoginApp {
   constructor(
     readonly platform: "android" | "ios",
     public variant: LoginVariant = {},
-  ) {}
+  ) {
+    if (variant.startLoading) [this.screen, this.loadingLeft] = ["loading", variant.startLoading];
+  }
 
   /** Driver units per layout unit: the layout is in iOS points; Android pixels are 3x. */
   private get unit(): number {
@@ -130,7 +134,7 @@ export class LoginApp {
 
   /** Called for every screenshot: a loading state ends after its shots. */
   advance(): void {
-    if (this.screen === "loading" && --this.loadingLeft < 0) this.screen = "done";
+    if (this.screen === "loading" && --this.loadingLeft < 0) this.screen = this.signedIn ? "done" : "form";
   }
 
   pageSource(): string {

@@ -98,3 +98,14 @@ describe("identities", () => {
     expect(() => observeControls(nodes, context("android"))).toThrow(/characters of control labels.*over the 32000/);
   });
 });
+
+test("a supplied value shown as text elsewhere is named in labels and identities, never sent", async () => {
+  const xml =
+    `<hierarchy><node class="android.widget.Button" resource-id="com.shop:id/a" text="Continue as ${TYPED}" clickable="true" enabled="true" displayed="true" bounds="[0,0][500,90]"/>` +
+    `<node class="android.widget.Button" resource-id="com.shop:id/a" text="Continue as ${TYPED}" clickable="true" enabled="true" displayed="true" bounds="[0,100][500,190]"/></hierarchy>`;
+  const { controls } = observeControls(await parsePageNodes(xml, ANDROID), context("android", { email: TYPED }));
+  expect(controls.map((c) => [c.control.label, c.identity.label])).toEqual([
+    ["Continue as [value email]", "Continue as [value email]"],
+    ["Continue as [value email]", "Continue as [value email]"],
+  ]);
+});

@@ -147,6 +147,17 @@ describe.each(PHONES)("ai.act on $name", ({ name, api }) => {
     await expectNoValues([learned, replayed]);
   });
 
+  test("a replay waits out a loading screen before its first step instead of failing", async () => {
+    configure({ decide: plan, complete: judge });
+    await api.act(asBrowser(session(name).driver), GOAL, { values: VALUES });
+    const calls = channel.count();
+    const loading = session(name, { startLoading: 12 });
+    const result = await api.act(asBrowser(loading.driver), GOAL, { values: VALUES });
+    expect(result).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+    expect(channel.count()).toBe(calls);
+    expect(loading.app.signedIn).toEqual({ ...VALUES, remember: false, country: "Germany" });
+  });
+
   test("a moved control with a new id still acts, found by its crop", async () => {
     configure({ decide: plan, complete: judge });
     await api.act(asBrowser(session(name).driver), GOAL, { values: VALUES });

@@ -11,6 +11,7 @@ import { CLASS_ATTRIBUTES, ID_ATTRIBUTES } from "./a11y-element.js";
 import type { Platform } from "./description.js";
 import { progressIndicator } from "./element-queries.js";
 import type { PageNode } from "./page-source-parse.js";
+import { scrubTyped } from "./typed-text.js";
 
 /**
  * How a replay finds a control again: its id (`resource-id`, XCUITest `name`) when no other
@@ -105,11 +106,15 @@ function typedText(node: PageNode, platform: Platform): string {
 function labelOf(node: PageNode, role: ControlRole, platform: Platform): string {
   const a = node.attributes;
   const id = a[ID_ATTRIBUTES[platform]];
+  // A spinner's own text is the option chosen, not its name: named by its description first, the choice after.
+  const first = platform === "android" ? (role === "field" || role === "select" ? undefined : a.text) : a.label;
   const parts =
     platform === "android"
-      ? [role === "field" ? undefined : a.text, a["content-desc"], node.traits.hint, shortId(id)]
-      : [a.label, node.traits.placeholderValue, id, role === "field" || role === "switch" ? undefined : a.value];
-  return (parts.find((p) => p !== undefined && p.trim() !== "") ?? "").trim();
+      ? [first, a["content-desc"], node.traits.hint, shortId(id)]
+      : [first, node.traits.placeholderValue, id, role === "field" || role === "switch" ? undefined : a.value];
+  const label = (parts.find((p) => p !== undefined && p.trim() !== "") ?? "").trim();
+  const chosen = platform === "android" && role === "select" ? a.text?.trim() : undefined;
+  return chosen && label && !label.includes(chosen) ? `${label}: ${chosen}` : label || (chosen ?? "");
 }
 
 /** Whether a checkbox, switch or radio is on: UiAutomator2's `checked`, XCUITest's `value` "1". */
@@ -174,7 +179,8 @@ export function observeControls(nodes: PageNode[], context: ObserveContext): Obs
     if (node.states.enabled === "false") continue;
     const role = roleOf(node, platform);
     if (!role) continue;
-    const label = labelOf(node, role, platform);
+    // A supplied value shown as text ("Signed in as qa@…") is named, never sent nor stored in an identity.
+    const label = scrubValues(labelOf(node, role, platform), context.values);
     if (!label) continue;
     const id = node.attributes[ID_ATTRIBUTES[platform]];
     candidates.push({ node, role, label, id, cls: node.attributes[CLASS_ATTRIBUTES[platform]] ?? "" });
@@ -201,6 +207,15 @@ function observed(c: Candidate, identity: ControlIdentity, n: number, context: O
   if (node.states.focused === "true") control.focused = true;
   if (role === "field") control.holds = holdsOf(node, identityKey(identity), context);
   return { control, identity, bounds: node.bounds };
+}
+
+/** `text` with each supplied value's text replaced by `[value <name>]`. */
+function scrubValues(text: string, values: Readonly<Record<string, string>>): string {
+  let out = text;
+  for (const name of Object.keys(values).sort((a, b) => values[b]!.length - values[a]!.length)) {
+    out = scrubTyped(out, [values[name]!], `[value ${name}]`);
+  }
+  return out;
 }
 
 function checkLimits(controls: ObservedControl[]): void {

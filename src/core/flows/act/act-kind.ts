@@ -83,6 +83,7 @@ function actKind(call: Call, key: string, params: ActParams): StoredKind<ActReco
 
     async heal(_stored: Stored<ActRecord>, mismatch) {
       const loop = replayed ?? newLoop(call, params);
+      loop.replayedAttempts = loop.attempts;
       call.note(`step ${mismatch.stepIndex + 1} not found: the model takes the goal from there`);
       await decideToGoal(loop);
       return newValue(call, loop, "healed");

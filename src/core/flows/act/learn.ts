@@ -12,7 +12,7 @@ import { toAiImage, type Call } from "../../run/call.js";
 import type { ActStep } from "../../store/act-record.js";
 import { storedThumb } from "../tap/stored-screen.js";
 import type { ActAttempt, ActParams, ActStepSummary } from "./act-params.js";
-import { actOn, describeStep, performStep } from "./execute.js";
+import { actOn, performStep } from "./execute.js";
 import { observeNow, observeScreen, type Seen } from "./observe.js";
 import { actionKey, pickChoice } from "./policy.js";
 
@@ -41,8 +41,10 @@ export interface Loop {
   /** Identity key of each field filled in this call -> the value name. */
   filled: Map<string, string>;
   executed: Set<string>;
-  /** Attempts counted against maxSteps. */
+  /** Attempts so far, replayed steps included (history numbers its entries by it). */
   attempts: number;
+  /** Attempts a replay made before a heal handed the goal to the model: maxSteps counts the model's alone. */
+  replayedAttempts: number;
   models: Set<string>;
   reason: string;
 }
@@ -57,6 +59,7 @@ export function newLoop(call: Call, params: ActParams): Loop {
     filled: new Map(),
     executed: new Set(),
     attempts: 0,
+    replayedAttempts: 0,
     models: new Set(),
     reason: "",
   };
@@ -83,7 +86,7 @@ export async function decideToGoal(loop: Loop): Promise<void> {
       continue;
     }
     busySince = undefined;
-    if (loop.attempts >= params.maxSteps) throw notReached(loop);
+    if (loop.attempts - loop.replayedAttempts >= params.maxSteps) throw notReached(loop);
     const answer = await call.ask({
       kind: "decide",
       goal: params.goal,
@@ -235,7 +238,10 @@ async function waitAndLook(loop: Loop): Promise<Seen> {
 /** The option labelled `label` on the screen now (an open select's). */
 export async function findOption(loop: Loop, label: string): Promise<ObservedControl | undefined> {
   const observation = await observeNow(loop.call, context(loop));
-  return observation.controls.find((c) => c.control.role === "option" && c.control.label === label);
+  // A list's options, or a dialog's radio buttons (a web select's overlay, an Android single-choice dialog).
+  const option = (role: string) =>
+    observation.controls.find((c) => c.control.role === role && c.control.label === label);
+  return option("option") ?? option("radio");
 }
 
 /** Value name -> identity key of the field it was filled into. */
@@ -267,10 +273,9 @@ function notReached(loop: Loop): VerifyFailedError {
   const last = loop.history.filter((h) => h.outcome !== "waited").slice(-3);
   return new VerifyFailedError(
     `act "${loop.params.goal}" on ${loop.call.deviceSlug}: the goal was not confirmed within maxSteps ` +
-      `${loop.params.maxSteps} (${loop.steps.length} actions done, ${loop.attempts - loop.steps.length} failed or refused). ` +
+      `${loop.params.maxSteps} (${loop.steps.length} actions done, ${loop.attempts - loop.steps.length} failed or refused` +
+      `${loop.replayedAttempts ? `, ${loop.replayedAttempts} of them replayed before the heal` : ""}). ` +
       `Last attempts: ${last.map((h) => `${h.outcome}: ${h.reason}`).join("; ") || "none"}. ` +
       `Raise maxSteps, split the goal, or word it more precisely.`,
   );
 }
-
-export { describeStep };

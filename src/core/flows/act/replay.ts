@@ -4,6 +4,7 @@
  * as a tap waits (src/core/flows/tap/stored-screen.ts tells a loading screen from a changed one).
  */
 import { findControl, identityKey, type ObservedControl } from "../../device/controls.js";
+import { contains, type Point } from "../../ground/geometry.js";
 import { decode, type RawImage } from "../../pixels/image-decode.js";
 import { systemBarMasks } from "../../pixels/masks.js";
 import { searchMoved, shifted } from "../../pixels/moved-crop.js";
@@ -104,12 +105,10 @@ async function findStepControl(
     call.note(
       `step "${describeStep(step, control.label)}": found by its crop ${shift.dx}, ${shift.dy} px off its place`,
     );
-    const moved: ActOn = {
-      role: control.role,
-      label: control.label,
-      bounds: rect,
-      point: shifted(control.point, shift),
-    };
+    const point = shifted(control.point, shift);
+    const moved: ActOn = { role: control.role, label: control.label, bounds: rect, point };
+    // A toggle found by its crop takes its state from the control of its role under the point, if any.
+    if (step.action === "setChecked") moved.checked = (await controlAt(loop, point, control.role))?.control.checked;
     return { matched: true, value: moved };
   });
   if (polled.matched) return { on: polled.value! };
@@ -118,6 +117,12 @@ async function findStepControl(
     `(${identityKey(control.identity)}) nor its crop on the screen` +
     describeEnd(polled.ended, DEFAULT_SETTLE.tap, "waited" in polled ? polled.waited : undefined);
   return { mismatch: { text, healable: true, ended: polled.ended, screenshot: polled.png } };
+}
+
+/** The observed control of `role` whose bounds hold `point`, if any. */
+async function controlAt(loop: Loop, point: Point, role: string): Promise<ObservedControl | undefined> {
+  const observation = await observeNow(loop.call, observeContext(loop)).catch(() => undefined);
+  return observation?.controls.find((c) => c.control.role === role && contains(c.bounds, point));
 }
 
 /** The step's control in the page source now, by identity; `undefined` when absent or unreadable. */

@@ -8,6 +8,9 @@
 import type { Platform, Rect } from "../../device/description.js";
 import { namesOf, TEXT_ATTRIBUTES } from "../../device/a11y-element.js";
 import type { PageNode } from "../../device/page-source-parse.js";
+import { escapeRegExp, MIN_SUBSTRING, scrubTyped as scrub } from "../../device/typed-text.js";
+
+export { escapeRegExp };
 
 /** A tree longer than this is left out: the text goes alone. */
 export const MAX_TREE_CHARS = 64_000;
@@ -15,8 +18,6 @@ export const MAX_TREE_CHARS = 64_000;
 export const MAX_TEXT_CHARS = 16_000;
 /** What replaces typed text. */
 export const TYPED = "[typed text removed]";
-/** Typed values shorter than this are replaced only as whole words elsewhere (a "1" is in many numbers). */
-const MIN_SUBSTRING = 3;
 
 /** The text attributes of an element, as the platform's driver names them. */
 /** Where a text field keeps what was typed. */
@@ -75,20 +76,9 @@ export function typedValues(nodes: PageNode[], platform: Platform): string[] {
   return [...new Set(values)].sort((a, b) => b.length - a.length);
 }
 
-/** `s` as a regular expression that matches it literally. */
-export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/** `text` with every typed value replaced: anywhere when long enough, else as a whole word. */
+/** `text` with every typed value replaced (src/core/device/typed-text.ts). */
 function scrubTyped(text: string, typed: readonly string[]): string {
-  let out = text;
-  for (const value of typed) {
-    const pattern =
-      value.length >= MIN_SUBSTRING
-        ? new RegExp(escapeRegExp(value), "gi")
-        : new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(value)}(?![\\p{L}\\p{N}])`, "giu");
-    out = out.replace(pattern, TYPED);
-  }
-  return out;
+  return scrub(text, typed, TYPED);
 }
 
 /** An element's texts for the evidence: a field's typed text replaced, other text scrubbed. */
