@@ -159,11 +159,17 @@ describe.each([pixel7, iphone15])("ai.act on $id", (profile) => {
     expect(healed.outcome).toBe("healed");
     expect(healed.aiCalls).toBeGreaterThan(0);
     expect(healed.steps.at(-1)).toMatchObject({ action: "tap", control: expect.stringMatching(/Continue/) });
-    // The healed steps are stored for review, the learned ones kept beside them.
-    const acts = (await filesUnder(join(storageDir, "_ai_", "acts", profile.platform))).map((f) => f.file);
-    const records = acts.filter((f) => f.endsWith(".json"));
-    expect(records).toHaveLength(2);
-    expect(records.filter((f) => f.includes("previous"))).toHaveLength(1);
+    // The healed steps are stored for review, the learned ones kept in the record as `previous`.
+    const [record] = (await filesUnder(join(storageDir, "_ai_", "acts", profile.platform))).filter((f) =>
+      f.file.endsWith(".json"),
+    );
+    const stored = JSON.parse(record!.text) as {
+      review?: { state: string };
+      steps: { action: string }[];
+      previous?: { steps: { action: string }[] };
+    };
+    expect(stored.review?.state).toBe("pending");
+    expect(stored.previous?.steps.map((s) => s.action)).toEqual(["fill", "fill", "tap"]);
     expect((await signedIn(session)).email).toBe(VALUES.email);
   }, 240_000);
 });
