@@ -4,11 +4,12 @@
  * same run. See BENCHMARKS.md for what each figure means.
  *
  * `npm run bench -- --only replay,compare` runs some (replay, compare, peers, payload, rig,
- * fleet, memory, heal, ladder, verdict); `--no-rig` skips those that need Appium and Chromium. The figures of
+ * fleet, memory, heal, ladder, verdict, act); `--no-rig` skips those that need Appium and Chromium. The figures of
  * benchmarks not run are kept from the previous results.json; `measured` says when each was last run.
  */
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { iphone15 } from "../rig/profiles.js";
+import { benchAct } from "./act.js";
 import { benchCompare } from "./compare.js";
 import { benchFleet } from "./fleet.js";
 import { benchHeal } from "./heal.js";
@@ -24,9 +25,21 @@ import { formatTable, formatVerdicts } from "./table.js";
 import { benchVerdict } from "./verdict.js";
 import type { Figure } from "./stats.js";
 
-const NAMES = ["replay", "compare", "peers", "payload", "rig", "fleet", "memory", "heal", "ladder", "verdict"] as const;
+const NAMES = [
+  "replay",
+  "compare",
+  "peers",
+  "payload",
+  "rig",
+  "fleet",
+  "memory",
+  "heal",
+  "ladder",
+  "verdict",
+  "act",
+] as const;
 type Name = (typeof NAMES)[number];
-const RIG: readonly Name[] = ["rig", "fleet", "memory", "ladder", "verdict"];
+const RIG: readonly Name[] = ["rig", "fleet", "memory", "ladder", "verdict", "act"];
 
 /** Sample counts; chosen so the whole run stays near 4 minutes on 2 cores. */
 const RUNS = {
@@ -39,6 +52,7 @@ const RUNS = {
   heal: { runs: 5, warmup: 1 },
   ladder: { runs: 3, warmup: 1 },
   verdict: { runs: 2 },
+  act: { learns: 3, runs: 8, warmup: 1 },
 };
 
 function selected(): Set<Name> {
@@ -132,6 +146,10 @@ if (RIG.some((n) => chosen.has(n))) {
       if (chosen.has("ladder")) {
         progress("8b heal ladder on the rig (ladder on against off)");
         results.ladder = await benchHealLadder(rig, RUNS.ladder);
+      }
+      if (chosen.has("act")) {
+        progress("11 ai.act: learning a 4-step goal, its replay against the steps by hand");
+        results.act = await benchAct(phone, RUNS.act);
       }
       if (chosen.has("verdict")) {
         progress("10 time from a real change to the failure (tapshot, the old rule, Playwright's rule)");

@@ -12,8 +12,9 @@ const TITLES: Record<string, string> = {
   heal: "8 heal ladder",
   ladder: "8b heal ladder on the rig",
   verdict: "10 change to failure",
+  act: "11 ai.act on the rig",
 };
-const ORDER = ["replay", "rig", "compare", "payload", "fleet", "memory", "peers", "heal", "ladder", "verdict"];
+const ORDER = ["replay", "rig", "compare", "payload", "fleet", "memory", "peers", "heal", "ladder", "verdict", "act"];
 
 const num = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
 

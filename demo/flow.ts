@@ -1,10 +1,13 @@
 /**
- * The demo flow on the shop: the cart's baseline, Checkout (verified), the order summary's
- * baseline, Place order (verified), then the confirmation screen. Prompts quote the labels,
- * so the local OCR engine can answer them as well as a vision model.
+ * The demo flow on the shop: sign in through `ai.act` with the demo account's values (when the
+ * run signs in), the cart's baseline, Checkout (verified), the order summary's baseline, Place
+ * order (verified), then the confirmation screen. Prompts quote the labels, so the local OCR
+ * engine can answer the taps and baselines as well as a vision model; the sign-in needs a vision
+ * model to learn (ocr() cannot decide an act's steps), and replays without any.
  */
 import type { Variant } from "./app/server.js";
 import type { RigSession } from "../rig/session.js";
+import { DEMO_VALUES, SIGN_IN_GOAL } from "./sign-in.js";
 
 /** Options of one pass through the flow. */
 export interface FlowOptions {
@@ -16,6 +19,8 @@ export interface FlowOptions {
   timeout: number;
   /** Check the cart's baseline (off where the channel cannot judge the redesign's restyle). */
   cartBaseline: boolean;
+  /** Start on the sign-in page and sign in with `ai.act`; otherwise open the cart directly. */
+  signIn: boolean;
 }
 
 /** One step's outcome, for the summary table. */
@@ -36,7 +41,16 @@ export async function runFlow(session: RigSession, options: FlowOptions): Promis
     results.push({ step: name, outcome, aiCalls, ms: Date.now() - started });
   }
 
-  await session.open("cart", { variant: options.variant, seed: options.seed });
+  if (options.signIn) {
+    await session.open("login", { variant: options.variant, seed: options.seed });
+    await step(`act "${SIGN_IN_GOAL}"`, () => ai.act(driver, SIGN_IN_GOAL, { values: DEMO_VALUES, autoHeal, timeout }));
+    await driver.waitUntil(async () => (await session.currentScreen()) === "cart", {
+      timeout,
+      timeoutMsg: "signing in did not open the cart",
+    });
+  } else {
+    await session.open("cart", { variant: options.variant, seed: options.seed });
+  }
   if (options.cartBaseline)
     await step("screenshot cart", () =>
       ai.expect(driver).toMatchScreenshot("cart", 'the cart with 2 items, a "Total" and a "Checkout" button', {

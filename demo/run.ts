@@ -1,11 +1,12 @@
 /**
  * `npm run demo`: the demo flow on the embedded default device (an emulated iPhone 15 in
- * Debian's Chromium, driven by a real Appium 3 server), replaying the values committed under
- * storage/_ai_/ with no model call.
+ * Debian's Chromium, driven by a real Appium 3 server), signing in with `ai.act` and replaying
+ * the values committed under storage/_ai_/ with no model call.
  *
  * `npm run demo -- --fresh` learns instead, into a new storage directory: with the model
  * whose key is in the environment (TAPSHOT_PROVIDER / GEMINI_API_KEY / OPENAI_API_KEY), or
- * else with the local OCR engine. It then replays, and heals the shop's redesign.
+ * else with the local OCR engine, which cannot learn the sign-in (the flow then opens the cart
+ * directly). It then replays, and heals the shop's redesign.
  */
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -55,6 +56,10 @@ async function main(): Promise<number> {
     const provider = process.env.TAPSHOT_PROVIDER || "the provider whose key is set";
     console.log(`learning with ${envChannel ? provider : "the local OCR engine (no API key is set)"}`);
   }
+  // ai.act needs a model that chooses steps from the screen's controls; the OCR engine only reads text.
+  const signIn = !opts.fresh || envChannel !== undefined;
+  if (!signIn)
+    console.log("sign-in skipped: ai.act needs a vision model to learn its steps; opening the cart directly.");
 
   const rig = await startRig();
   try {
@@ -65,6 +70,7 @@ async function main(): Promise<number> {
       seed: opts.seed,
       timeout: 60_000,
       cartBaseline: true,
+      signIn,
     };
     // Healing a baseline asks whether a difference is a real change, which OCR cannot judge: the
     // redesign's restyled cart is healed by a vision model only; OCR still heals the moved taps.

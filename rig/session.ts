@@ -19,6 +19,7 @@ import {
   TAP_LOG_KEY,
   type DemoServer,
   type LoggedTap,
+  type LoginScreen,
   type LongScreen,
   type Screen,
   type Variant,
@@ -74,9 +75,9 @@ export interface RigSession {
   /** `tap` and `expect` bound to {@link adapter}, as a platform entry exports them. */
   readonly ai: PlatformApi;
   /** Load a demo screen (with the profile's system bars) and wait until it shows; returns its URL. */
-  open(screen: Screen | LongScreen, options?: OpenOptions): Promise<string>;
+  open(screen: Screen | LongScreen | LoginScreen, options?: OpenOptions): Promise<string>;
   /** The demo screen shown (`cart`, `checkout`, `confirmation`, a long screen), or `undefined` on another page. */
-  currentScreen(): Promise<Screen | LongScreen | undefined>;
+  currentScreen(): Promise<Screen | LongScreen | LoginScreen | undefined>;
   /** Clicks the demo pages saw since the last {@link open} (CSS pixels, the `data-testid` hit), oldest first. */
   taps(): Promise<LoggedTap[]>;
   /** The page URL. */
@@ -288,7 +289,7 @@ export async function openRigSession(
 
     async currentScreen() {
       const screen = await driver.execute(() => document.body?.dataset.screen);
-      return (screen ?? undefined) as Screen | LongScreen | undefined;
+      return (screen ?? undefined) as Screen | LongScreen | LoginScreen | undefined;
     },
 
     async taps() {

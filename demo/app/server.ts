@@ -8,6 +8,7 @@
  * `loading` = ms of a plain loading view shown before the content (only on the page opened with it).
  * Links on each page carry the other parameters, so a flow keeps its variant and values.
  * `/long-cart` and `/carousel` (demo/app/long-pages.ts) scroll; `rows` sets the long cart's rows.
+ * `/login` (demo/app/login-page.ts) signs in, then opens the default cart.
  */
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -22,6 +23,7 @@ import {
   type Screen,
   type Variant,
 } from "./pages.js";
+import { LOGIN_SCREENS, renderLoginPage, type LoginScreen } from "./login-page.js";
 import { LONG_CART_ROWS, LONG_SCREENS, MAX_LONG_CART_ROWS, renderLongPage, type LongScreen } from "./long-pages.js";
 
 const CSS = readFileSync(new URL("./styles.css", import.meta.url), "utf8");
@@ -32,7 +34,7 @@ export interface DemoServer {
   readonly url: string;
   readonly port: number;
   /** The URL of one screen with the given options; `rows` sets the long cart's rows. */
-  pageUrl(screen: Screen | LongScreen, options?: Partial<PageOptions> & { rows?: number }): string;
+  pageUrl(screen: Screen | LongScreen | LoginScreen, options?: Partial<PageOptions> & { rows?: number }): string;
   /** Pages served so far, newest last (path and query), to check what a flow loaded. */
   readonly requests: readonly string[];
   /** Stop serving and close open connections. Safe to call more than once. */
@@ -103,13 +105,19 @@ function handle(request: IncomingMessage, response: ServerResponse, requests: st
       throw error;
     }
   }
-  if (!(SCREENS as readonly string[]).includes(screen)) {
-    return send(404, "text/plain", `no page ${url.pathname}; pages: ${SCREENS.map((s) => `/${s}`).join(", ")}\n`);
+  const login = (LOGIN_SCREENS as readonly string[]).includes(screen);
+  if (!login && !(SCREENS as readonly string[]).includes(screen)) {
+    return send(
+      404,
+      "text/plain",
+      `no page ${url.pathname}; pages: ${[...SCREENS, ...LOGIN_SCREENS].map((s) => `/${s}`).join(", ")}\n`,
+    );
   }
   try {
     const options = parsePageOptions(url.searchParams);
     requests.push(`${url.pathname}?${pageQuery(options)}${options.loading ? `&loading=${options.loading}` : ""}`);
-    send(200, "text/html; charset=utf-8", renderPage(screen as Screen, options, CSS));
+    const html = login ? renderLoginPage(options, CSS) : renderPage(screen as Screen, options, CSS);
+    send(200, "text/html; charset=utf-8", html);
   } catch (error) {
     if (error instanceof BadRequest) return send(400, "text/plain", `${error.message}\n`);
     throw error;
@@ -160,4 +168,5 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
 
 export type { LoggedTap, PageOptions, Screen, Variant } from "./pages.js";
 export { LONG_CART_ROWS, LONG_SCREENS, type LongScreen } from "./long-pages.js";
+export { COUNTRIES, LOGIN_SCREENS, SIGN_IN_KEY, type LoginScreen, type SignIn } from "./login-page.js";
 export { SCREENS, TAP_LOG_KEY, VARIANTS, varyingValues } from "./pages.js";

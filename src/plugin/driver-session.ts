@@ -42,6 +42,14 @@ export interface AppiumDriver {
   findElements?(using: string, value: string): Promise<unknown>;
   /** W3C Get Element Rect, in the driver's tap units from the screen's corner. */
   getElementRect?(elementId: string): Promise<Rect>;
+  /** W3C Get Active Element (`GET /element/active`, base-driver's command `active`). */
+  active?(): Promise<unknown>;
+  /** W3C Element Clear (`POST /element/:id/clear`, command `clear`). */
+  clear?(elementId: string): Promise<unknown>;
+  /** W3C Element Send Keys (`POST /element/:id/value`, command `setValue`: the payload's `text`, then the id). */
+  setValue?(text: string, elementId: string): Promise<unknown>;
+  /** W3C Back (`POST /back`, command `back`). */
+  back?(): Promise<unknown>;
 }
 
 /** The W3C element reference key, and the older JSONWP one some drivers still send along. */
@@ -149,8 +157,32 @@ function buildSession(driver: AppiumDriver): AppiumSession {
     getPageSource: () => send<string>(driver, { verb: "GET", path: "/source", method: "getPageSource" }),
     getAppiumContext: () => send<unknown>(driver, { verb: "GET", path: "/context", method: "getCurrentContext" }),
     ...elementCommands(driver),
+    ...typingCommands(driver),
   };
   return session as unknown as AppiumSession;
+}
+
+/**
+ * What `ai.act` types and presses with (src/appium/typing.ts), over the W3C routes of
+ * @appium/base-driver's protocol/routes/w3c.js and the command each maps to. The typed text goes
+ * to the driver only; it is in no error of this file.
+ */
+function typingCommands(driver: AppiumDriver) {
+  const element = (id: string) => `/element/${encodeURIComponent(id)}`;
+  return {
+    getActiveElement: () => send<unknown>(driver, { verb: "GET", path: "/element/active", method: "active" }),
+    elementClear: (id: string) =>
+      send<unknown>(driver, { verb: "POST", path: `${element(id)}/clear`, body: {}, method: "clear", args: [id] }),
+    elementSendKeys: (id: string, text: string) =>
+      send<unknown>(driver, {
+        verb: "POST",
+        path: `${element(id)}/value`,
+        body: { text },
+        method: "setValue",
+        args: [text, id],
+      }),
+    back: () => send<unknown>(driver, { verb: "POST", path: "/back", body: {}, method: "back" }),
+  };
 }
 
 /**

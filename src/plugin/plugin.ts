@@ -1,12 +1,12 @@
 /*
  * The Appium 3 server plugin `tapshot`: the execute methods `tapshot: tap`,
- * `tapshot: matchScreenshot` and `tapshot: satisfy` for every W3C client (docs/plugin.md), and the
+ * `tapshot: matchScreenshot`, `tapshot: satisfy` and `tapshot: act` for every W3C client (docs/plugin.md), and the
  * `-tapshot` locator strategy of find element(s) (src/plugin/find-element.ts).
  *
  * Appium builds one instance per session (`new Plugin(name, cliArgs, driverId)`) and, for a
  * command the plugin has a method of, calls it with `(next, driver, ...commandArgs)`: `next` is
  * the default handling (for `execute`, the driver's own execute or the proxy to its server),
- * `driver` the session's driver object. The plugin answers its three scripts itself, without
+ * `driver` the session's driver object. The plugin answers its four scripts itself, without
  * `next`, and hands every other script to `next`. A client's copy of a command that just failed
  * gets the same failure without a second run (src/plugin/resent-commands.ts).
  *
@@ -35,6 +35,7 @@ import { PLUGIN_BASE } from "./plugin-base.js";
 export const TAP_SCRIPT = "tapshot: tap";
 export const MATCH_SCREENSHOT_SCRIPT = "tapshot: matchScreenshot";
 export const SATISFY_SCRIPT = "tapshot: satisfy";
+export const ACT_SCRIPT = "tapshot: act";
 
 /** Parameters of each execute method: the required ones first, as Appium's execute method maps list them. */
 const PARAMS = {
@@ -47,6 +48,7 @@ const PARAMS = {
     required: ["statement"],
     optional: ["selector", "not", "threshold", "context", "screenshot", "ignore", "timeout"],
   },
+  [ACT_SCRIPT]: { required: ["goal"], optional: ["values", "maxSteps", "timeout", "autoHeal"] },
 } as const;
 
 type Script = keyof typeof PARAMS;
@@ -56,7 +58,21 @@ const EXAMPLES: Record<Script, string> = {
   [TAP_SCRIPT]: '{ "prompt": "the checkout button" }',
   [MATCH_SCREENSHOT_SCRIPT]: '{ "name": "cart", "prompt": "the cart" }',
   [SATISFY_SCRIPT]: '{ "statement": "the cart shows 2 items" }',
+  [ACT_SCRIPT]: '{ "goal": "sign in", "values": { "email": "…", "password": "…" } }',
 };
+
+const isScript = (script: unknown): script is Script => typeof script === "string" && Object.hasOwn(PARAMS, script);
+
+/**
+ * What a client sent, for an error: as JSON, but an act's arguments only by their shape, since
+ * they may hold the values to type (which never appear in an error).
+ */
+function sentArgs(script: Script, list: unknown[]): string {
+  if (script !== ACT_SCRIPT) return JSON.stringify(list);
+  const kind = (a: unknown) => (a === null ? "null" : Array.isArray(a) ? "array" : typeof a);
+  const shapes = list.map((a) => `${/^[aeiou]/.test(kind(a)) ? "an" : "a"} ${kind(a)}`);
+  return `${list.length} argument${list.length === 1 ? "" : "s"} (${shapes.join(", ")})`;
+}
 
 /** The one parameters object of an execute method; an InputError saying what was sent otherwise. */
 export function executeParams(script: Script, args: unknown): Record<string, unknown> {
@@ -65,7 +81,9 @@ export function executeParams(script: Script, args: unknown): Record<string, unk
   const spec = PARAMS[script];
   const example = EXAMPLES[script];
   if (list.length > 1 || typeof params !== "object" || params === null || Array.isArray(params)) {
-    throw new InputError(`${script} takes one object of parameters, e.g. ${example}; it got ${JSON.stringify(list)}.`);
+    throw new InputError(
+      `${script} takes one object of parameters, e.g. ${example}; it got ${sentArgs(script, list)}.`,
+    );
   }
   const known: readonly string[] = [...spec.required, ...spec.optional];
   const unknown = Object.keys(params).filter((k) => !known.includes(k));
@@ -112,6 +130,7 @@ export class TapshotPlugin extends PLUGIN_BASE.base {
     [TAP_SCRIPT]: { command: "tap", params: PARAMS[TAP_SCRIPT] },
     [MATCH_SCREENSHOT_SCRIPT]: { command: "matchScreenshot", params: PARAMS[MATCH_SCREENSHOT_SCRIPT] },
     [SATISFY_SCRIPT]: { command: "satisfy", params: PARAMS[SATISFY_SCRIPT] },
+    [ACT_SCRIPT]: { command: "act", params: PARAMS[ACT_SCRIPT] },
   };
 
   declare cliArgs: PluginArgs;
@@ -123,7 +142,7 @@ export class TapshotPlugin extends PLUGIN_BASE.base {
 
   /** W3C `execute/sync`: the plugin's scripts here, every other script to the driver. */
   async execute(next: Next, driver: AppiumDriver, script: unknown, args: unknown): Promise<unknown> {
-    if (script !== TAP_SCRIPT && script !== MATCH_SCREENSHOT_SCRIPT && script !== SATISFY_SCRIPT) return next();
+    if (!isScript(script)) return next();
     // A client re-sending this command after its failure gets that failure, not a second run.
     return resent.run(driver?.sessionId ?? "", commandKey(script, args), () => this.run(driver, script, args));
   }
@@ -136,6 +155,7 @@ export class TapshotPlugin extends PLUGIN_BASE.base {
       const api = apiFor(session.capabilities as Record<string, unknown>);
       const signal = endingOf(session.sessionId);
       if (script === SATISFY_SCRIPT) return await satisfy(api, session, params, signal);
+      if (script === ACT_SCRIPT) return await act(api, session, params, signal);
       return script === TAP_SCRIPT
         ? await tap(api, session, params, signal)
         : await match(api, session, params, signal);
@@ -257,4 +277,11 @@ async function satisfy(api: PlatformApi, session: object, params: Record<string,
     evidenceHash: result.evidenceHash,
     aiCalls: result.aiCalls,
   };
+}
+
+/** `tapshot: act`: ai.act's result as JSON; the values are typed on the device and never answered. */
+async function act(api: PlatformApi, session: object, params: Record<string, unknown>, signal: AbortSignal) {
+  const { goal, ...options } = params;
+  const result = await api.act(session, goal as string, { ...options, signal });
+  return { outcome: result.outcome, steps: result.steps, history: result.history, aiCalls: result.aiCalls };
 }

@@ -47,8 +47,8 @@ export function allureArtifactReporter(allure: AllureApi): ArtifactReporter {
 /** Report a healed command as a warning step. */
 export async function reportHeal(allure: AllureApi, done: CommandResult): Promise<void> {
   if (done.result.outcome !== "healed") return;
-  const what =
-    done.api === "tap" || done.api === "find" ? `${done.api} "${done.subject}"` : `screenshot "${done.subject}"`;
+  const verb = done.api === "toMatchScreenshot" ? "screenshot" : done.api === "toSatisfy" ? "judgment" : done.api;
+  const what = `${verb} "${done.subject}"`;
   await allure.addStep(
     `${HEALED_MESSAGE}: ${what}`,
     {

@@ -1,5 +1,5 @@
 /**
- * `browser.aiTap`, `browser.aiFind` and `browser.aiMatchScreenshot`: tapshot's calls as WebdriverIO commands, so a test
+ * `browser.aiTap`, `browser.aiFind`, `browser.aiMatchScreenshot`, `browser.aiSatisfy` and `browser.aiAct`: tapshot's calls as WebdriverIO commands, so a test
  * never passes the driver. The service adds them to every session; a standalone `remote()` session
  * gets them from {@link addAiCommands}. On a multiremote browser each instance gets them, and the
  * browser's own commands run them on every instance.
@@ -9,6 +9,8 @@ import type {
   FindOptions,
   FindResult,
   PointElement,
+  ActOptions,
+  ActResult,
   SatisfyOptions,
   SatisfyResult,
   ScreenshotOptions,
@@ -23,7 +25,8 @@ export type CommandResult =
   | { api: "tap"; subject: string; result: TapResult }
   | { api: "find"; subject: string; result: FindResult }
   | { api: "toMatchScreenshot"; subject: string; result: ScreenshotResult }
-  | { api: "toSatisfy"; subject: string; result: SatisfyResult };
+  | { api: "toSatisfy"; subject: string; result: SatisfyResult }
+  | { api: "act"; subject: string; result: ActResult };
 
 /** Options of `browser.aiSatisfy`: toSatisfy's, plus `not` and the element to judge (default: the screen). */
 export interface AiSatisfyOptions extends SatisfyOptions {
@@ -51,8 +54,9 @@ export interface AiCommandOptions {
 }
 
 /**
- * Add `aiTap(prompt, options?)` and `aiMatchScreenshot(name, prompt, options?)` to a WebdriverIO
- * browser (or every instance of a multiremote browser).
+ * Add `aiTap(prompt, options?)`, `aiMatchScreenshot(name, prompt, options?)`,
+ * `aiSatisfy(statement, options?)` and `aiAct(goal, options?)` to a WebdriverIO browser (or every
+ * instance of a multiremote browser).
  *
  * ```ts
  * const browser = await remote({ capabilities });
@@ -102,6 +106,12 @@ export function addAiCommands(
     return result;
   };
 
+  const act = async (driver: WebdriverIO.Browser, goal: string, actOptions?: ActOptions) => {
+    const result = await apiOf(driver).act(driver, goal, actOptions);
+    await options.onResult?.({ api: "act", subject: goal, result });
+    return result;
+  };
+
   if (!isMultiremote(browser)) {
     browser.addCommand("aiTap", function (this: WebdriverIO.Browser, prompt: string, tapOptions?: TapOptions) {
       return tap(this, prompt, tapOptions);
@@ -118,6 +128,9 @@ export function addAiCommands(
         return satisfy(this, statement, satisfyOptions);
       },
     );
+    browser.addCommand("aiAct", function (this: WebdriverIO.Browser, goal: string, actOptions?: ActOptions) {
+      return act(this, goal, actOptions);
+    });
     return;
   }
   // Multiremote: each instance gets its own commands. The multiremote browser's addCommand would also
@@ -132,5 +145,6 @@ export function addAiCommands(
     aiMatchScreenshot: (...args: MatchArgs) => Promise.all(instances.map((i) => matchScreenshot(i, ...args))),
     aiSatisfy: (statement: string, satisfyOptions?: AiSatisfyOptions) =>
       Promise.all(instances.map((i) => satisfy(i, statement, satisfyOptions))),
+    aiAct: (goal: string, actOptions?: ActOptions) => Promise.all(instances.map((i) => act(i, goal, actOptions))),
   });
 }

@@ -1,6 +1,6 @@
 /**
  * `tapshot/wdio`: tapshot in the runners its users have (docs/runners.md). A WebdriverIO service
- * for wdio.conf.ts, `browser.aiTap` / `browser.aiMatchScreenshot` commands, the
+ * for wdio.conf.ts, `browser.aiTap` / `browser.aiMatchScreenshot` / `browser.aiSatisfy` / `browser.aiAct` commands, the
  * `toMatchAiScreenshot` matcher for WDIO's `expect` and Jest/Vitest's `expect.extend`, and an
  * artifact reporter for `@wdio/allure-reporter`.
  *
@@ -32,6 +32,10 @@ export {
 } from "../matchers/to-match-ai-screenshot.js";
 export type { AiScreenshotMatcher, AiSatisfyMatcher } from "./types.js";
 export type {
+  ActOptions,
+  ActResult,
+  ActStepSummary,
+  ActAttempt,
   TapOptions,
   TapResult,
   HealRungs,

@@ -6,6 +6,8 @@
 import type {
   FindOptions,
   PointElement,
+  ActOptions,
+  ActResult,
   SatisfyOptions,
   SatisfyResult,
   ScreenshotOptions,
@@ -46,6 +48,12 @@ export interface AiCommands {
   aiMatchScreenshot(name: string, prompt: string, options?: ScreenshotOptions): Promise<ScreenshotResult>;
   /** tapshot's `toSatisfy` on this session's screen, or on `element` / `selector`; throws when it fails. */
   aiSatisfy(statement: string, options?: AiSatisfyOptions): Promise<SatisfyResult>;
+  /**
+   * tapshot's `ai.act` on this session: reach `goal` with the screen's controls, decided by the model
+   * once per device and replayed after without it; `values` are typed verbatim and never leave the
+   * device (docs/api.md, "ai.act").
+   */
+  aiAct(goal: string, options?: ActOptions): Promise<ActResult>;
 }
 
 /** The same commands on a multiremote browser: run on every instance, one result per instance. */
@@ -54,6 +62,7 @@ export interface MultiRemoteAiCommands {
   aiFind(description: string, options?: FindOptions): Promise<(WebdriverIO.Element | PointElement)[]>;
   aiMatchScreenshot(name: string, prompt: string, options?: ScreenshotOptions): Promise<ScreenshotResult[]>;
   aiSatisfy(statement: string, options?: AiSatisfyOptions): Promise<SatisfyResult[]>;
+  aiAct(goal: string, options?: ActOptions): Promise<ActResult[]>;
 }
 
 /* eslint-disable @typescript-eslint/no-empty-object-type -- declaration merging adds members through extends */

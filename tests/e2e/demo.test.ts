@@ -1,6 +1,7 @@
 /**
- * The README's main job: `npm run demo` replays the values committed under storage/_ai_/ with
- * no model call; `--fresh` learns with the local OCR engine, replays, and heals the redesign.
+ * The README's main job: `npm run demo` signs in with `ai.act` and replays the values committed
+ * under storage/_ai_/ with no model call; `--fresh` learns with the local OCR engine (which cannot
+ * learn the sign-in, so it skips it, saying so), replays, and heals the redesign.
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
@@ -33,10 +34,11 @@ async function demo(...args: string[]): Promise<string> {
 
 test("npm run demo replays the committed values with zero model calls", async () => {
   const out = await demo();
+  expect(out).toMatch(/act "sign in"\s+replayed\s+0 AI calls/);
   expect(out).toMatch(/screenshot cart\s+matched\s+0 AI calls/);
   expect(out).toMatch(/tap "Checkout"\s+replayed\s+0 AI calls/);
   expect(out).toMatch(/tap "Place order"\s+replayed\s+0 AI calls/);
-  expect(out).toMatch(/^4 calls, 0 AI calls\.$/m);
+  expect(out).toMatch(/^5 calls, 0 AI calls\.$/m);
   // It ends by saying what to try next.
   expect(out).toMatch(
     /\nNext steps:\n {2}npm run demo -- --fresh .*\n {2}npx tapshot report .*\n {2}npx tapshot review /,
@@ -46,9 +48,10 @@ test("npm run demo replays the committed values with zero model calls", async ()
 test("every device the demo offers replays its committed values: --device pixel-7", async () => {
   const out = await demo("--device", "pixel-7");
   expect(out).toContain("tapshot demo on Google Pixel 7 (android 14)");
+  expect(out).toMatch(/act "sign in"\s+replayed\s+0 AI calls/);
   expect(out).toMatch(/screenshot cart\s+matched\s+0 AI calls/);
   expect(out).toMatch(/tap "Place order"\s+replayed\s+0 AI calls/);
-  expect(out).toMatch(/^4 calls, 0 AI calls\.$/m);
+  expect(out).toMatch(/^5 calls, 0 AI calls\.$/m);
 }, 420_000);
 
 test("demo --fresh learns with the local OCR engine, replays, and heals the redesign", async () => {
@@ -56,6 +59,8 @@ test("demo --fresh learns with the local OCR engine, replays, and heals the rede
   try {
     const out = await demo("--fresh", "--storage", storage);
     expect(out).toContain("learning with the local OCR engine");
+    expect(out).toContain("sign-in skipped: ai.act needs a vision model to learn its steps");
+    expect(out).not.toMatch(/act "sign in"/);
     const [learn, replay, heal, healed] = out.split(/\n(?=\S.*:\n)/).slice(1);
     expect(learn).toMatch(/tap "Checkout"\s+learned\s+2 AI calls/);
     expect(replay).toMatch(/tap "Checkout"\s+replayed\s+0 AI calls/);

@@ -13,11 +13,13 @@
  * (not on that list), whose double answers W3C element references and "no such element" as the
  * server does (io.appium.uiautomator2 FindElement: `{ ELEMENT, element-6066-… }`).
  * Through the plugin class as Appium calls it: one AI budget per session, a re-sent failed command,
- * selector masks of `tapshot: matchScreenshot` and the selector of `tapshot: satisfy`.
+ * selector masks of `tapshot: matchScreenshot` and the selector of `tapshot: satisfy`. `ai.act`'s
+ * typing (src/appium/typing.ts) goes through the same routing.
  */
 import { androidAdapter } from "../../src/android/adapter.js";
 import { DeviceError } from "../../src/core/ground/errors.js";
 import { sessionOf, type AppiumDriver } from "../../src/plugin/driver-session.js";
+import { typeIntoFocused } from "../../src/appium/typing.js";
 import { AppiumDriverDouble, uiautomator2Script, PIXEL_7, w3cError } from "../support/appium-driver-double.js";
 import sharp from "sharp";
 import { engineSessions } from "../support/engine-sessions.js";
@@ -26,7 +28,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resetConfig, setConfig } from "../../src/core/config/config.js";
 import { resetClaims } from "../../src/core/run/budget.js";
-import { MATCH_SCREENSHOT_SCRIPT, SATISFY_SCRIPT, TAP_SCRIPT, TapshotPlugin } from "../../src/plugin/plugin.js";
+import {
+  ACT_SCRIPT,
+  MATCH_SCREENSHOT_SCRIPT,
+  SATISFY_SCRIPT,
+  TAP_SCRIPT,
+  TapshotPlugin,
+} from "../../src/plugin/plugin.js";
+import { LoginApp } from "../support/login-app.js";
 import { SCRIPTED_MODEL, ScriptedChannel } from "../support/scripted-channel.js";
 
 const NO_PROXY: [string, RegExp][] = [
@@ -65,6 +74,15 @@ async function uiautomator2Elements(double: AppiumDriverDouble, path: string, me
   }
   const rect = /^\/element\/([^/]+)\/rect$/.exec(path);
   if (method === "GET" && rect) return double.getElementRect(decodeURIComponent(rect[1]!));
+  // ai.act's typing: Get Active Element, Element Clear and Element Send Keys ({ text }).
+  if (method === "GET" && path === "/element/active") return double.getActiveElement();
+  const typing = /^\/element\/([^/]+)\/(clear|value)$/.exec(path);
+  if (method === "POST" && typing) {
+    const id = decodeURIComponent(typing[1]!);
+    if (typing[2] === "clear") await double.elementClear(id);
+    else await double.elementSendKeys(id, (body as { text: string }).text);
+    return null;
+  }
   return undefined;
 }
 
@@ -142,6 +160,42 @@ test("a route the driver neither proxies nor serves is a DeviceError naming it",
   );
   const ended: AppiumDriver = { sessionId: null };
   await expect(sessionOf(ended).getWindowRect()).rejects.toThrow(/The Appium session has ended/);
+});
+
+test("ai.act's typing: active element, clear and send keys through the proxy, or the driver's own commands", async () => {
+  // UiAutomator2 answers Get Active Element with both reference keys (io.appium.uiautomator2 Element JSON).
+  const reference = { ELEMENT: "el-7", [W3C_ELEMENT]: "el-7" };
+  const proxied: string[] = [];
+  const proxying: AppiumDriver = {
+    sessionId: "s-proxy",
+    caps: { platformName: "Android", automationName: "UiAutomator2" },
+    proxyActive: () => true,
+    proxyRouteIsAvoided: () => false,
+    async proxyCommand(url: string, method: string, body?: unknown) {
+      proxied.push(`${method} ${url} ${JSON.stringify(body ?? null)}`);
+      return url.endsWith("/element/active") ? reference : null;
+    },
+  };
+  await typeIntoFocused(sessionOf(proxying), "typed-value");
+  expect(proxied).toEqual([
+    "GET /session/s-proxy/element/active null",
+    "POST /session/s-proxy/element/el-7/clear {}",
+    'POST /session/s-proxy/element/el-7/value {"text":"typed-value"}',
+  ]);
+
+  // A driver that keeps the routes: base-driver's commands active, clear, setValue(text, elementId) and back.
+  const own: string[] = [];
+  const keeping: AppiumDriver = {
+    sessionId: "s-own",
+    caps: { platformName: "Android" },
+    active: async () => reference,
+    clear: async (id: string) => own.push(`clear ${id}`),
+    setValue: async (text: string, id: string) => own.push(`setValue ${text} ${id}`),
+    back: async () => own.push("back"),
+  };
+  await typeIntoFocused(sessionOf(keeping), "typed-value");
+  await sessionOf(keeping).back!();
+  expect(own).toEqual(["clear el-7", "setValue typed-value el-7", "back"]);
 });
 
 describe("through the plugin class, as Appium calls it", () => {
@@ -256,6 +310,53 @@ describe("through the plugin class, as Appium calls it", () => {
     expect(several).toMatchObject({ error: "invalid argument" });
     expect((several as Error).message).toMatch(/~row/);
     expect(channel.count()).toBe(1);
+  });
+
+  test("tapshot: act learns a sign-in on the login app, then replays it; the answer holds no value", async () => {
+    const values = { email: "plugin.act@example.test", password: "plugin-Pw-55x!" };
+    const controls = (r: { controls: { id: string; role: string; label: string; holds?: string }[] }) => r.controls;
+    const channel = new ScriptedChannel({
+      decide: (r) => {
+        const field = controls(r).find((c) => c.role === "field" && c.holds === "(empty)");
+        const name = field && (/email/i.test(field.label) ? "email" : "password");
+        const submit = controls(r).find((c) => c.role === "button" && /sign in/i.test(c.label));
+        const choice = field
+          ? { action: "fill" as const, control: field.id, value: name }
+          : { action: "tap" as const, control: submit?.id };
+        return { choices: [{ ...choice, probability: 0.95 }], reason: "scripted", model: SCRIPTED_MODEL };
+      },
+      complete: (r) => ({
+        probability: controls(r).some((c) => c.label === "Continue") ? 0.97 : 0.1,
+        reason: "scripted",
+        model: SCRIPTED_MODEL,
+      }),
+    });
+    setConfig({ channel, storageDir: join(root, "storage"), resultsDir: join(root, "results"), log: false });
+    const plugin = new TapshotPlugin("tapshot", {});
+    const app = new LoginApp("android");
+    const script = uiautomator2Script();
+    script.app = app;
+    const { driver, proxied } = uiautomator2Driver(new AppiumDriverDouble(script), "session-act");
+    const learned = await plugin.execute(next, driver, ACT_SCRIPT, [{ goal: "sign in", values, timeout: 20_000 }]);
+    expect(learned).toMatchObject({ outcome: "learned", aiCalls: channel.count() });
+    expect(app.signedIn).toMatchObject(values);
+    // Typed verbatim through the UiAutomator2 server's Element Send Keys route, the one place a value goes.
+    const typed = proxied.filter((p) => / \/session\/session-act\/element\/[^/]+\/value /.test(p));
+    expect(typed.map((p) => JSON.parse(p.slice(p.indexOf("{"))))).toEqual([
+      { text: values.email },
+      { text: values.password },
+    ]);
+
+    Object.assign(app, { screen: "form", email: "", password: "", signedIn: undefined });
+    const calls = channel.count();
+    const replayed = await plugin.execute(next, driver, ACT_SCRIPT, [{ goal: "sign in", values, timeout: 20_000 }]);
+    expect(replayed).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+    expect(Object.keys(replayed as object).sort()).toEqual(["aiCalls", "history", "outcome", "steps"]);
+    expect(channel.count()).toBe(calls);
+    expect(app.signedIn).toMatchObject(values);
+    for (const value of Object.values(values)) {
+      expect(JSON.stringify([learned, replayed, channel.requests])).not.toContain(value);
+    }
   });
 
   test("a re-sent copy of a failed command gets the same error and does not run again", async () => {

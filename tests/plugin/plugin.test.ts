@@ -4,8 +4,9 @@
  * Chromium driver linked from node_modules the same way), a real Appium 3 server runs it, and
  * WebdriverIO (the rig's classic sessions with `execute`, and a session with WebdriverIO's default
  * options with docs/plugin.md's `executeScript`) and Debian's python3-selenium call `tapshot: tap` and
- * `tapshot: matchScreenshot` (with selector masks) and `tapshot: satisfy` (with a selector). The server's
- * model is the local OCR engine (`--plugin-tapshot-provider=ocr`).
+ * `tapshot: matchScreenshot` (with selector masks), `tapshot: satisfy` (with a selector) and `tapshot: act`
+ * (which needs an accessibility tree the Chromium session lacks: its refusal reaches the client). The server's model is the local OCR engine
+ * (`--plugin-tapshot-provider=ocr`).
  * Needs dist/ (`npm run build`): Appium loads the package's built `main`.
  */
 import { execFile } from "node:child_process";
@@ -174,6 +175,31 @@ test("tapshot: satisfy judges the screen with the server's OCR model once, then 
   const { value } = await executeOnWire(phone, "tapshot: satisfy", { statement: "the cart looks tidy" });
   expect(value.message).toMatch(/ocr\(\) decides only statements about quoted text/);
   expect(value.stacktrace!.split("\n")[0]).toBe("tapshot-error-code: input");
+}, 90_000);
+
+test("tapshot: act reaches ai.act through the server; a Chromium session has no accessibility tree, and no value leaks", async () => {
+  await phone.open("login", { seed: 1 });
+  const values = { email: "plugin.ada@example.com", password: "Plugin-S3cret-pass" };
+  const { status, value } = await executeOnWire(phone, "tapshot: act", { goal: "sign in", values, timeout: 20_000 });
+  // The plugin's Chromium adapter reads no page source (docs/plugin.md): ai.act says so before any step.
+  expect(status).toBeGreaterThanOrEqual(400);
+  expect(value.message).toMatch(/^ai\.act reads the screen's controls from the accessibility tree, .*no page source/);
+  expect(value.stacktrace!.split("\n")[0]).toMatch(/^tapshot-error-code: /);
+  // Nothing was typed, and no value is in the answer, the results or the store.
+  expect(await phone.driver.execute(() => (document.querySelector("#email") as HTMLInputElement).value)).toBe("");
+  const written = await Promise.all(
+    [results, storage].map(async (dir) => {
+      const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+      return Promise.all(files.map((f) => readFile(join(f.parentPath, f.name), "latin1")));
+    }),
+  );
+  const bytes = JSON.stringify(value) + written.flat().join("");
+  for (const secret of Object.values(values)) expect(bytes).not.toContain(secret);
+  const bad = await executeOnWire(phone, "tapshot: act", { goal: "sign in", values, retries: 1 });
+  expect([bad.status, bad.value.error]).toEqual([400, "invalid argument"]);
+  expect(bad.value.message).toBe(
+    "tapshot: act has no parameter retries; its parameters are goal, values, maxSteps, timeout, autoHeal.",
+  );
 }, 90_000);
 
 test("a missing element reaches the client as a W3C error whose message is tapshot's", async () => {

@@ -5,7 +5,14 @@
 import { resetConfig, resolveConfig, setConfig } from "../../src/core/config/config.js";
 import { ConfigError, ElementNotFoundError, InputError, TimeoutError } from "../../src/core/ground/errors.js";
 import { S3Store } from "../../src/core/store/s3-store.js";
-import { executeParams, MATCH_SCREENSHOT_SCRIPT, SATISFY_SCRIPT, TAP_SCRIPT } from "../../src/plugin/plugin.js";
+import {
+  ACT_SCRIPT,
+  executeParams,
+  MATCH_SCREENSHOT_SCRIPT,
+  SATISFY_SCRIPT,
+  TAP_SCRIPT,
+  TapshotPlugin,
+} from "../../src/plugin/plugin.js";
 import { pluginConfig, sessionTarget } from "../../src/plugin/settings.js";
 import { toW3CError, TapshotW3CError } from "../../src/plugin/w3c-error.js";
 
@@ -108,6 +115,41 @@ describe("execute parameters", () => {
     expect(() => executeParams(SATISFY_SCRIPT, [{ statement: "s", signal: 1 }])).toThrow(
       /has no parameter signal; its parameters are statement, selector, not, threshold, context, screenshot, ignore, timeout/,
     );
+  });
+
+  test("tapshot: act takes ai.act's options a client can send; its errors never show a value", () => {
+    const params = {
+      goal: "sign in",
+      values: { email: "a@b.c", password: "pw" },
+      maxSteps: 6,
+      timeout: 9000,
+      autoHeal: true,
+    };
+    expect(executeParams(ACT_SCRIPT, [params])).toEqual(params);
+    expect(TapshotPlugin.executeMethodMap[ACT_SCRIPT]).toEqual({
+      command: "act",
+      params: { required: ["goal"], optional: ["values", "maxSteps", "timeout", "autoHeal"] },
+    });
+    expect(() => executeParams(ACT_SCRIPT, [{ values: { email: "a@b.c" } }])).toThrow(
+      new InputError(
+        'tapshot: act needs goal, e.g. { "goal": "sign in", "values": { "email": "…", "password": "…" } }.',
+      ),
+    );
+    expect(() => executeParams(ACT_SCRIPT, [{ goal: "sign in", signal: 1 }])).toThrow(
+      new InputError(
+        "tapshot: act has no parameter signal; its parameters are goal, values, maxSteps, timeout, autoHeal.",
+      ),
+    );
+    // Two objects, or a bare string, are described by their shape: the password sent is not in the message.
+    const twice = () => executeParams(ACT_SCRIPT, [params, { goal: "x", values: { password: "Hunter2-secret" } }]);
+    expect(twice).toThrow(
+      new InputError(
+        'tapshot: act takes one object of parameters, e.g. { "goal": "sign in", "values": { "email": "…", "password": "…" } }; ' +
+          "it got 2 arguments (an object, an object).",
+      ),
+    );
+    expect(() => executeParams(ACT_SCRIPT, ["Hunter2-secret"])).toThrow(/it got 1 argument \(a string\)\.$/);
+    expect(() => executeParams(ACT_SCRIPT, ["Hunter2-secret"])).not.toThrow(/Hunter2/);
   });
 });
 

@@ -176,6 +176,12 @@ describe("Allure", () => {
     expect(calls[0]![0]).toBe("step");
     expect(calls[0]![1]).toBe('tapshot healed a stored value: tap "the checkout button"');
     expect(calls[0]![3]).toBe("broken");
+    await reportHeal(api, {
+      api: "act",
+      subject: "sign in",
+      result: { outcome: "healed", steps: [], history: [], aiCalls: 2 },
+    });
+    expect(calls[1]![1]).toBe('tapshot healed a stored value: act "sign in"');
   });
 });
 
