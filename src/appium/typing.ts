@@ -10,9 +10,7 @@ import type { Platform, PressKey } from "../core/device/description.js";
 import { DeviceError } from "../core/ground/errors.js";
 import { reason } from "./readings.js";
 import type { AppiumSession } from "./session.js";
-
-/** The W3C element reference key (WebDriver "web element identifier"); JSONWP sessions answer `ELEMENT`. */
-const W3C_ELEMENT = "element-6066-11e4-a52f-4f6e8a3f8b3a";
+import { W3C_ELEMENT_KEY } from "./element-at.js";
 /** android.view.KeyEvent codes `mobile: pressKey` takes. */
 const ANDROID_KEYCODES: Record<Exclude<PressKey, "back">, number> = { enter: 66, tab: 61 };
 
@@ -28,7 +26,7 @@ async function activeElement(driver: AppiumSession, what: string): Promise<strin
     throw new DeviceError(`${what}: no element has focus after the tap (${reason(error)}).`, { cause: error });
   }
   const ref = (found ?? {}) as Record<string, unknown>;
-  const id = ref[W3C_ELEMENT] ?? ref.ELEMENT;
+  const id = ref[W3C_ELEMENT_KEY] ?? ref.ELEMENT; // JSONWP sessions answer `ELEMENT`
   if (typeof id !== "string" || !id) throw new DeviceError(`${what}: no element has focus after the tap.`);
   return id;
 }

@@ -15,6 +15,7 @@
 import type { Rect } from "../core/ground/geometry.js";
 import { DeviceError, InputError } from "../core/ground/errors.js";
 import type { AppiumSession } from "../appium/index.js";
+import { W3C_ELEMENT_KEY } from "../appium/element-at.js";
 import { locatorOf } from "./locators.js";
 
 /** The part of an Appium 3 driver instance (a `BaseDriver` subclass) the plugin calls. */
@@ -53,11 +54,10 @@ export interface AppiumDriver {
 }
 
 /** The W3C element reference key, and the older JSONWP one some drivers still send along. */
-const W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
 function elementIdOf(reference: unknown): string | undefined {
   const ref = (reference ?? {}) as Record<string, unknown>;
-  const id = ref[W3C_ELEMENT] ?? ref.ELEMENT;
+  const id = ref[W3C_ELEMENT_KEY] ?? ref.ELEMENT;
   return typeof id === "string" && id ? id : undefined;
 }
 

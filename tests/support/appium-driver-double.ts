@@ -46,6 +46,7 @@
 import type { Browser } from "webdriverio";
 import sharp from "sharp";
 import type { AppiumSession } from "../../src/appium/index.js";
+import { W3C_ELEMENT_KEY } from "../../src/appium/element-at.js";
 import type { Rect, Size } from "../../src/core/ground/geometry.js";
 import type { LoginApp } from "./login-app.js";
 
@@ -239,7 +240,7 @@ export class AppiumDriverDouble implements AppiumSession {
     this.calls.push("getActiveElement");
     const id = this.script.app?.activeElement();
     if (!id) throw w3cError("no such element", "No element is focused");
-    return { "element-6066-11e4-a52f-4f6e8a3f8b3a": id };
+    return { [W3C_ELEMENT_KEY]: id };
   }
 
   /** W3C Element Clear. */
