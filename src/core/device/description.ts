@@ -137,6 +137,14 @@ export interface DeviceSession {
    * gone). Needed by `toSatisfy` on an element or selector, which refuses several matches.
    */
   elementMatches?(target: ElementTarget): Promise<Rect[]>;
+
+  /**
+   * Optional: the app under test, read once per session (docs/storage.md, "Projects and apps"):
+   * what the session declares (Android `appPackage`, iOS `bundleId`, a browser session's start
+   * origin), else the app in the foreground; `undefined` when the session cannot tell. Stored values
+   * are kept per app; without it they are kept as older versions kept them.
+   */
+  appIdentity?(): Promise<string | undefined>;
 }
 
 /** A scroll the driver performs itself: of `area` (screenshot pixels), by `share` of its height. */

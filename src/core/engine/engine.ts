@@ -10,6 +10,7 @@ import { Deadline } from "../ground/deadline.js";
 import type { DeviceAdapter } from "../device/description.js";
 import type { Done } from "../run/lifecycle.js";
 import { OpenedDevice } from "../run/opened-device.js";
+import { scopeConfig } from "../run/scope.js";
 import {
   checkTapInput,
   type ScreenshotOptions,
@@ -100,7 +101,9 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
     const log = new CallLog(api, subject, config);
     const place: CallPlace = {};
     try {
-      const call = new Call(log, config, deadline, opened, await opened.describe((m) => log.note(m)));
+      const note = (m: string) => log.note(m);
+      const scoped = await scopeConfig(config, opened, { deadline, note });
+      const call = new Call(log, scoped, deadline, opened, await opened.describe(note));
       place.device = call.deviceSlug;
       const key = flow.keyOf(call);
       // toSatisfy's key depends on what it sees: its judgments are named in its detail and errors instead.
