@@ -5,6 +5,7 @@ import { contains, type Point, type Rect } from "../core/ground/geometry.js";
 import { performSwipe, performTap, toTapUnits } from "./actions.js";
 import { elementDriver, elementMatches, elementRects } from "./element-rects.js";
 import { takePng } from "./readings.js";
+import { appIdentity } from "./app-identity.js";
 import {
   assertAppiumSession,
   assertNativeContext,
@@ -66,6 +67,7 @@ export function appiumAdapter(
           return last.device;
         },
         screenshot: () => takePng(driver),
+        appIdentity: () => appIdentity(driver, need.platform),
         ...(typeof driver.getPageSource === "function" ? { pageSource: () => nativePageSource(driver) } : {}),
         ...(typeof driver.$ === "function" && typeof driver.getElementRect === "function"
           ? {

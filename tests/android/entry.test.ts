@@ -45,7 +45,7 @@ function configure(target?: { model?: string; osVersion?: string }) {
 }
 
 async function storedFiles(): Promise<string[]> {
-  const files = await fs.readdir(path.join(storageDir, "_ai_", "taps"), { recursive: true });
+  const files = await fs.readdir(path.join(storageDir, "_ai_", "apps", "com.example.shop", "taps"), { recursive: true });
   return files.map((f) => f.split(path.sep).join("/")).filter((f) => f.endsWith(".json"));
 }
 

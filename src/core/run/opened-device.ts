@@ -32,14 +32,13 @@ export class OpenedDevice {
 
   /**
    * The app under test as the session tells it, asked once per session; `undefined` when the
-   * session cannot tell (no `appIdentity`, or it failed: noted, and asked again at the next call).
+   * session cannot tell (no `appIdentity`, or it failed: noted once, and not asked again).
    */
   appIdentity(note: AdapterNote): Promise<string | undefined> {
     const session = this.session;
     if (typeof session.appIdentity !== "function") return Promise.resolve(undefined);
     this.app ??= session.appIdentity().catch((error: unknown) => {
       note(`the app under test could not be read (${(error as Error).message}); values are kept without an app`);
-      this.app = undefined;
       return undefined;
     });
     return this.app;
