@@ -10,6 +10,7 @@ import type { Store } from "../core/store/store.js";
 import { BaselineRecordSchema, type BaselineRecord } from "../core/store/baseline-record.js";
 import { JudgmentRecordSchema, type JudgmentRecord } from "../core/store/judgment-record.js";
 import { readRecord } from "../core/store/record-io.js";
+import { parseScopedKey } from "../core/store/keys.js";
 import { TapRecordSchema, type TapRecord } from "../core/store/tap-record.js";
 import { indexCalls, lastUsed } from "./usage.js";
 import type { Run } from "./runs.js";
@@ -28,6 +29,10 @@ interface EntryBase {
   platform: Platform;
   /** Device slug, e.g. `google-pixel-7_14`. */
   device: string;
+  /** The project it belongs to (`_ai_/projects/<project>/`); none for a value stored without one. */
+  project?: string;
+  /** The app under test's slug (`apps/<app>/`); none for a value of the older layout (docs/storage.md). */
+  app?: string;
   files: RecordFiles;
   /** The record file's modification time (written, or touched by a replay). */
   modifiedAt: Date;
@@ -109,7 +114,8 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
   const recordKeys = new Set(keys.filter((k) => k.endsWith(".json")).map((k) => k.slice(0, -".json".length)));
 
   for (const key of recordKeys) {
-    const parts = key.split("/");
+    const scoped = parseScopedKey(key);
+    const parts = scoped.inner.split("/");
     const invalid = (problem: string) => model.invalid.push({ key: `${key}.json`, file: file(`${key}.json`), problem });
     const platform = PlatformSchema.safeParse(parts[1]);
     const isTap = parts[0] === "taps" && parts.length === 4;
@@ -118,7 +124,8 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
     if ((!isTap && !isBaseline && !isJudgment) || !platform.success) {
       invalid(
         "not where a record belongs: use taps/<platform>/<device>/<prompt>.json, " +
-          "screenshots/<platform>/<name>/<device>.json or judgments/<platform>/<device>/<statement>.json",
+          "screenshots/<platform>/<name>/<device>.json or judgments/<platform>/<device>/<statement>.json, " +
+          "each optionally under projects/<project>/ and apps/<app>/",
       );
       continue;
     }
@@ -143,6 +150,8 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
       key,
       platform: platform.data,
       device,
+      ...(scoped.project ? { project: scoped.project } : {}),
+      ...(scoped.app ? { app: scoped.app } : {}),
       subject,
       files: {
         json: file(`${key}.json`),
@@ -169,7 +178,10 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
     });
   }
   const order = (a: StoreEntry, b: StoreEntry) =>
-    a.platform.localeCompare(b.platform) || a.device.localeCompare(b.device) || a.subject.localeCompare(b.subject);
+    whereOf(a).localeCompare(whereOf(b)) ||
+    a.platform.localeCompare(b.platform) ||
+    a.device.localeCompare(b.device) ||
+    a.subject.localeCompare(b.subject);
   model.taps.sort(order);
   model.baselines.sort(order);
   model.judgments.sort(order);
@@ -180,4 +192,11 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
 /** All records: taps, baselines, then judgments. */
 export function allEntries(model: StoreModel): StoreEntry[] {
   return [...model.taps, ...model.baselines, ...model.judgments];
+}
+
+/** Whose value an entry is, for display: `project shop-team, app com.example.shop`; `""` for the older layout. */
+export function whereOf(entry: Pick<StoreEntry, "project" | "app">): string {
+  return [entry.project ? `project ${entry.project}` : "", entry.app ? `app ${entry.app}` : ""]
+    .filter(Boolean)
+    .join(", ");
 }
