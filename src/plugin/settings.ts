@@ -139,7 +139,9 @@ export function sessionProject(caps: Record<string, unknown>, { required }: { re
   const value = caps[PROJECT_CAP];
   if (value !== undefined && value !== null) {
     if (typeof value === "string") return value;
-    throw new ConfigError(`The capability ${PROJECT_CAP} is ${JSON.stringify(value)}; use a string such as "shop-team".`);
+    throw new ConfigError(
+      `The capability ${PROJECT_CAP} is ${JSON.stringify(value)}; use a string such as "shop-team".`,
+    );
   }
   if (!required) return undefined;
   throw new ConfigError(

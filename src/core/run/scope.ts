@@ -7,7 +7,7 @@ import type { ResolvedConfig } from "../config/config.js";
 import type { AdapterNote } from "../device/description.js";
 import { untilAborted, type Deadline } from "../ground/deadline.js";
 import { appSlug } from "../store/keys.js";
-import { scopedStore } from "../store/scoped-store.js";
+import { ScopedStore, scopedStore } from "../store/scoped-store.js";
 import type { OpenedDevice } from "./opened-device.js";
 
 /** `config` with its store scoped to the call's project and the session's app (read once per session). */
@@ -20,4 +20,9 @@ export async function scopeConfig(
   const app = identity === undefined ? undefined : appSlug(identity);
   const store = scopedStore(config.store, { project: config.project, app, readOldLayout: config.readOldLayout });
   return { ...config, store };
+}
+
+/** Where a call's `key` is in the configured store, for its log entry (what `tapshot accept --failed` reads). */
+export function storedKeyOf(config: ResolvedConfig, key: string): string {
+  return config.store instanceof ScopedStore ? config.store.keyOf(key) : key;
 }

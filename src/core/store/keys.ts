@@ -190,8 +190,7 @@ export function recordKeyOf(key: string): string {
 export const MAX_PROJECT_LENGTH = 64;
 
 /** The form a project name takes, for errors. */
-export const PROJECT_FORM =
-  `1-${MAX_PROJECT_LENGTH} lower-case letters, digits, "-" or "_", starting with a letter or digit (e.g. "shop-team")`;
+export const PROJECT_FORM = `1-${MAX_PROJECT_LENGTH} lower-case letters, digits, "-" or "_", starting with a letter or digit (e.g. "shop-team")`;
 
 /**
  * Why `name` cannot be a project, or `undefined`. A project is one folder of the store

@@ -46,10 +46,16 @@ export class ScopedStore implements Store {
     return this.movable.get(recordKeyOf(key)) ?? this.own;
   }
 
+  /** Where `key` is in the inner store: in the folder its record was read from, else in the scope's own. */
+  keyOf(key: string): string {
+    return this.at(this.folderOf(key), key);
+  }
+
   async read(key: string, options: ReadOptions = {}): Promise<Buffer | null> {
     const record = recordKeyOf(key);
     // A record's images come from the folder its JSON came from, so a pair never mixes layouts.
-    if (!key.endsWith(".json") && this.movable.has(record)) return this.inner.read(this.at(this.folderOf(key), key), options);
+    if (!key.endsWith(".json") && this.movable.has(record))
+      return this.inner.read(this.at(this.folderOf(key), key), options);
     for (const folder of this.folders) {
       const data = await this.inner.read(this.at(folder, key), options);
       if (!data) continue;
