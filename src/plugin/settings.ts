@@ -9,6 +9,7 @@ import { TargetSchema, type Target } from "../core/device/description.js";
 import { ConfigError } from "../core/ground/errors.js";
 import { describeZodError } from "../core/ground/zod-errors.js";
 import { s3Store } from "../core/store/s3-store.js";
+import { checkProject } from "../core/store/keys.js";
 import { channelFromEnv, PROVIDER_NAMES } from "../providers/env.js";
 
 /** The plugin's server arguments, as Appium passes them (camel-cased names of package.json's schema). */
@@ -132,13 +133,13 @@ export function sessionTarget(caps: Record<string, unknown>): Target | undefined
 }
 
 /**
- * A session's `tapshot:project` (validated when the call resolves its configuration), or `undefined`; a
+ * A session's `tapshot:project`, validated, or `undefined`; a
  * ConfigError when the server requires one and the session has none.
  */
 export function sessionProject(caps: Record<string, unknown>, { required }: { required: boolean }): string | undefined {
   const value = caps[PROJECT_CAP];
   if (value !== undefined && value !== null) {
-    if (typeof value === "string") return value;
+    if (typeof value === "string") return checkProject(value, `The capability ${PROJECT_CAP}`);
     throw new ConfigError(
       `The capability ${PROJECT_CAP} is ${JSON.stringify(value)}; use a string such as "shop-team".`,
     );
