@@ -200,3 +200,9 @@ export function whereOf(entry: Pick<StoreEntry, "project" | "app">): string {
     .filter(Boolean)
     .join(", ");
 }
+
+/** An entry's device with whose value it is, for display: `google-pixel-7_14 (project shop-team, app com.example.shop)`. */
+export function deviceOf(entry: Pick<StoreEntry, "project" | "app" | "device">): string {
+  const where = whereOf(entry);
+  return where ? `${entry.device} (${where})` : entry.device;
+}

@@ -86,6 +86,8 @@ test("pending and accept take --project: accepting one project's values leaves t
     [null, "com.example.shop"],
     ["shop-team", "com.example.shop"],
   ]);
+  const text = await runCli(["pending", ...where()]);
+  expect(text.stdout).toMatch(/fake-phone-1_14 \(project shop-team, app com\.example\.shop\)/);
   const own = JSON.parse((await runCli(["pending", "--json", "--project", "merchant-team", ...where()])).stdout);
   expect(own.pending).toEqual([]);
 });
