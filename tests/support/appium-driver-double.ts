@@ -31,7 +31,9 @@
  *   points, which is smaller than the screen for apps not built for it (appium/appium#16185, #18675).
  * - `mobile: getCurrentPackage`: appium-android-driver lib/commands/app-management (the foreground package as a
  *   string); the Android sessions declare no `appPackage` (only `app`), so the adapter asks it. The iOS sessions
- *   declare `bundleId`, as XCUITest sessions started with one echo it.
+ *   declare `bundleId`, as XCUITest sessions started with one echo it; a test that drops it scripts
+ *   `mobile: activeAppInfo` as appium-xcuitest-driver answers it (`{ bundleId, name, pid, processArguments }`,
+ *   WebDriverAgent's active application).
  * - Unknown execute methods: @appium/base-driver lib/basedriver/commands/execute.js ("Unsupported execute method").
  * - Espresso actions: espresso-server lib/helpers/w3c/dispatcher/PointerDispatch.kt refuses a pointerMove outside
  *   (0, 0, displayMetrics.widthPixels, displayMetrics.heightPixels) of the app's context
