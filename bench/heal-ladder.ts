@@ -81,7 +81,7 @@ export async function benchHealLadder(rig: Rig, { runs, warmup }: { runs: number
   const double: WireDouble = await startGeminiDouble(checkoutKnowledge(phone), { apiKey: KEY });
   const storageDir = await mkdtemp(join(tmpdir(), "tapshot-bench-ladder-"));
   const learnedDir = join(storageDir, "learned");
-  const taps = join(storageDir, "_ai_", "taps");
+  const taps = join(storageDir, "_ai_", "apps", "127.0.0.1", "taps");
   const entries: LogEntry[] = [];
   try {
     configureAi({

@@ -128,7 +128,7 @@ export async function benchVerdict(rig: Rig, { runs }: { runs: number }): Promis
     configureAi({ channel, storageDir, target: rigTarget, mode: "auto", log: false, resultsDir: false });
     await phone.open("cart", { seed: SEED });
     await phone.ai.expect(phone.driver).toMatchScreenshot("cart", PROMPT);
-    const dir = join(storageDir, "_ai_", "screenshots", "android", "cart");
+    const dir = join(storageDir, "_ai_", "apps", "127.0.0.1", "screenshots", "android", "cart");
     const png = (await readdir(dir)).find((f) => f.endsWith(".png") && !f.includes(".previous"));
     const expected = await decodePng(await readFile(join(dir, png!)));
 

@@ -99,6 +99,9 @@ export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
           return description;
         },
         screenshot,
+        // A browser session's app is the site it shows: the host of the page at the first call. The port is
+        // left out, as the rig's shop (like a developer's server) listens on a new free port each run.
+        appIdentity: async () => new URL(await driver.getUrl()).hostname || undefined,
         pageSource: () => domPageSource(driver, profile.platform, scale),
         async elementRects(targets) {
           // The kit's lookup (driver.$ and W3C getElementRect); a web element's rect is measured from the

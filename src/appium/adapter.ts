@@ -7,6 +7,7 @@ import { elementDriver, elementMatches, elementRects } from "./element-rects.js"
 import { nativeElementAt } from "./element-at.js";
 import { takePng } from "./readings.js";
 import { clearFocused, pressKey, typeIntoFocused } from "./typing.js";
+import { appIdentity } from "./app-identity.js";
 import {
   assertAppiumSession,
   assertNativeContext,
@@ -73,6 +74,7 @@ export function appiumAdapter(
           return last.device;
         },
         screenshot: () => takePng(driver),
+        appIdentity: () => appIdentity(driver, need.platform),
         ...(typeof driver.getPageSource === "function" ? { pageSource: () => nativePageSource(driver) } : {}),
         ...(typeof driver.$ === "function" && typeof driver.getElementRect === "function"
           ? {

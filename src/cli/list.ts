@@ -1,6 +1,6 @@
 /** `tapshot list`: stored taps, locators and baselines per platform and device, with age, last heal and last use. */
 import { printJson, printLines, age, clip, table } from "./format.js";
-import { allEntries, type StoreEntry, type StoreModel } from "./model.js";
+import { allEntries, whereOf, type StoreEntry, type StoreModel } from "./model.js";
 import { entryJson, matchesFilter, type EntryFilter } from "./select.js";
 import { reviewOf } from "../core/store/review-state.js";
 
@@ -36,7 +36,7 @@ export function runList(model: StoreModel, options: ListOptions): number {
   ];
   const groups = new Map<string, typeof entries>();
   for (const entry of entries) {
-    const group = `${entry.platform} / ${entry.device}`;
+    const group = [whereOf(entry), `${entry.platform} / ${entry.device}`].filter(Boolean).join(": ");
     groups.set(group, [...(groups.get(group) ?? []), entry]);
   }
   for (const [group, members] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
@@ -54,7 +54,9 @@ export function runList(model: StoreModel, options: ListOptions): number {
     const header = ["KIND", "NAME / PROMPT", "CREATED", "HEALED", "LAST USED", "MODEL", "REVIEW"];
     lines.push("", group, ...table(header, rows).map((line) => `  ${line}`));
   }
-  const filtered = Boolean(options.platform || options.device?.length || options.kind);
+  const filtered = Boolean(
+    options.platform || options.device?.length || options.kind || options.project !== undefined || options.app,
+  );
   if (!entries.length) lines.push("", filtered ? "Nothing stored matches the filters." : "Nothing stored yet.");
   if (model.invalid.length) {
     lines.push("", "Invalid (fix from git, or delete to learn again):");

@@ -14,6 +14,7 @@ import { runPrune } from "./prune.js";
 import { runReport } from "./report/index.js";
 import { openS3Store, openStore } from "./store.js";
 import { runSync } from "./sync.js";
+import { scopeModel, type ScopeFilter } from "./select.js";
 import { addReviewCommands } from "./review/commands.js";
 import type { Store } from "../core/store/store.js";
 import { readRuns } from "./runs.js";
@@ -23,6 +24,8 @@ import {
   defaultStorageDir,
   existingStorageDir,
   parsePlatform,
+  parseApp,
+  parseProject,
   parseSince,
   type CommonOptions,
 } from "./options.js";
@@ -41,6 +44,8 @@ function version(): string {
 }
 
 interface FilterFlags {
+  project?: string;
+  app?: string;
   platform?: Platform;
   device?: string[];
   kind?: "tap" | "baseline" | "judgment" | "act";
@@ -52,7 +57,7 @@ function withCommon(command: Command, json = true): Command {
     .option("--store <s3-url>", "a bucket holding _ai_/ instead, e.g. s3://team-tapshot/storage (docs/device-farms.md)")
     .option("--results <dir>", "run results folder (default: $TAPSHOT_RESULTS_DIR or ./tapshot-results)");
   if (json) command.option("--json", "print JSON on stdout, for scripts");
-  return command;
+  return withScope(command);
 }
 
 function withFilters(command: Command): Command {
@@ -69,23 +74,30 @@ function withFilters(command: Command): Command {
     );
 }
 
+/** `--project` and `--app`: every command that reads or changes stored values takes them. */
+function withScope(command: Command): Command {
+  return command
+    .option("--project <name>", "only this project's values (docs/storage.md)", parseProject)
+    .option("--app <id>", "only this app's values, e.g. com.example.shop", parseApp);
+}
+
 function common(options: Partial<CommonOptions>): CommonOptions {
+  const scope = {
+    ...(options.json ? { json: true } : {}),
+    ...(options.project !== undefined ? { project: options.project } : {}),
+    ...(options.app !== undefined ? { app: options.app } : {}),
+  };
   if (options.store)
-    return {
-      storage: "",
-      store: options.store,
-      results: options.results ?? defaultResultsDir(),
-      ...(options.json ? { json: true } : {}),
-    };
+    return { storage: "", store: options.store, results: options.results ?? defaultResultsDir(), ...scope };
   return {
     storage: existingStorageDir(options.storage ?? defaultStorageDir()),
     results: options.results ?? defaultResultsDir(),
-    ...(options.json ? { json: true } : {}),
+    ...scope,
   };
 }
 
 async function modelOf(options: CommonOptions) {
-  return readStoreModel(await openStore(options), await readRuns(options.results));
+  return scopeModel(await readStoreModel(await openStore(options), await readRuns(options.results)), options);
 }
 
 function storeOf(options: CommonOptions): Promise<Store> {
@@ -146,24 +158,22 @@ export function buildProgram(exit: (code: number) => void): Command {
       exit(await runReport({ ...flags, ...options, storage: await openStore(options) }));
     });
 
-  program
-    .command("pull")
+  withScope(program.command("pull"))
     .description("copy records a bucket has and the storage folder lacks into the folder, to review and commit")
     .requiredOption("--from <s3-url>", "the bucket, e.g. s3://team-tapshot/storage")
     .option("--storage <dir>", "storage root holding _ai_/ (default: $TAPSHOT_STORAGE_DIR or ./storage)")
     .option("--json", "print JSON on stdout, for scripts")
-    .action(async (flags: { from: string; storage?: string; json?: boolean }) => {
+    .action(async (flags: { from: string; storage?: string; json?: boolean } & ScopeFilter) => {
       const bucket = openS3Store(flags.from);
       exit(await runSync(bucket, await openStore({ storage: flags.storage }), flags));
     });
 
-  program
-    .command("push")
+  withScope(program.command("push"))
     .description("copy records the storage folder has and a bucket lacks into the bucket (seed it from git)")
     .requiredOption("--to <s3-url>", "the bucket, e.g. s3://team-tapshot/storage")
     .option("--storage <dir>", "storage root holding _ai_/ (default: $TAPSHOT_STORAGE_DIR or ./storage)")
     .option("--json", "print JSON on stdout, for scripts")
-    .action(async (flags: { to: string; storage?: string; json?: boolean }) => {
+    .action(async (flags: { to: string; storage?: string; json?: boolean } & ScopeFilter) => {
       const bucket = openS3Store(flags.to);
       exit(await runSync(await openStore({ storage: flags.storage }), bucket, flags));
     });

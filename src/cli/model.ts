@@ -10,6 +10,7 @@ import type { Store } from "../core/store/store.js";
 import { BaselineRecordSchema, type BaselineRecord } from "../core/store/baseline-record.js";
 import { JudgmentRecordSchema, type JudgmentRecord } from "../core/store/judgment-record.js";
 import { readRecord } from "../core/store/record-io.js";
+import { parseScopedKey } from "../core/store/keys.js";
 import { TapRecordSchema, type TapRecord } from "../core/store/tap-record.js";
 import { ActRecordSchema, type ActRecord } from "../core/store/act-record.js";
 import { indexCalls, lastUsed } from "./usage.js";
@@ -29,6 +30,10 @@ interface EntryBase {
   platform: Platform;
   /** Device slug, e.g. `google-pixel-7_14`. */
   device: string;
+  /** The project it belongs to (`_ai_/projects/<project>/`); none for a value stored without one. */
+  project?: string;
+  /** The app under test's slug (`apps/<app>/`); none for a value of the older layout (docs/storage.md). */
+  app?: string;
   files: RecordFiles;
   /** The record file's modification time (written, or touched by a replay). */
   modifiedAt: Date;
@@ -120,7 +125,8 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
   const recordKeys = new Set(keys.filter((k) => k.endsWith(".json")).map((k) => k.slice(0, -".json".length)));
 
   for (const key of recordKeys) {
-    const parts = key.split("/");
+    const scoped = parseScopedKey(key);
+    const parts = scoped.inner.split("/");
     const invalid = (problem: string) => model.invalid.push({ key: `${key}.json`, file: file(`${key}.json`), problem });
     const platform = PlatformSchema.safeParse(parts[1]);
     // A locator (`find`) is a tap record of its own kind and folder: listed, shown and reviewed as taps are.
@@ -132,7 +138,8 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
       invalid(
         "not where a record belongs: use taps/<platform>/<device>/<prompt>.json, " +
           "locators/<platform>/<device>/<description>.json, screenshots/<platform>/<name>/<device>.json, " +
-          "judgments/<platform>/<device>/<statement>.json or acts/<platform>/<goal>/<device>.json",
+          "judgments/<platform>/<device>/<statement>.json or acts/<platform>/<goal>/<device>.json, " +
+          "each optionally under projects/<project>/ and apps/<app>/",
       );
       continue;
     }
@@ -166,6 +173,8 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
       key,
       platform: platform.data,
       device,
+      ...(scoped.project ? { project: scoped.project } : {}),
+      ...(scoped.app ? { app: scoped.app } : {}),
       subject,
       files: {
         json: file(`${key}.json`),
@@ -193,7 +202,10 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
     });
   }
   const order = (a: StoreEntry, b: StoreEntry) =>
-    a.platform.localeCompare(b.platform) || a.device.localeCompare(b.device) || a.subject.localeCompare(b.subject);
+    whereOf(a).localeCompare(whereOf(b)) ||
+    a.platform.localeCompare(b.platform) ||
+    a.device.localeCompare(b.device) ||
+    a.subject.localeCompare(b.subject);
   model.taps.sort(order);
   model.baselines.sort(order);
   model.judgments.sort(order);
@@ -205,4 +217,17 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
 /** All records: taps, baselines, judgments, then acts. */
 export function allEntries(model: StoreModel): StoreEntry[] {
   return [...model.taps, ...model.baselines, ...model.judgments, ...model.acts];
+}
+
+/** Whose value an entry is, for display: `project shop-team, app com.example.shop`; `""` for the older layout. */
+export function whereOf(entry: Pick<StoreEntry, "project" | "app">): string {
+  return [entry.project ? `project ${entry.project}` : "", entry.app ? `app ${entry.app}` : ""]
+    .filter(Boolean)
+    .join(", ");
+}
+
+/** An entry's device with whose value it is, for display: `google-pixel-7_14 (project shop-team, app com.example.shop)`. */
+export function deviceOf(entry: Pick<StoreEntry, "project" | "app" | "device">): string {
+  const where = whereOf(entry);
+  return where ? `${entry.device} (${where})` : entry.device;
 }

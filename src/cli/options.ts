@@ -4,6 +4,7 @@ import path from "node:path";
 import { InvalidArgumentError } from "commander";
 import { PlatformSchema, type Platform } from "../core/device/description.js";
 import { UsageError } from "./exit.js";
+import { appSlug, PROJECT_FORM, projectProblem } from "../core/store/keys.js";
 
 /** Options every subcommand takes. */
 export interface CommonOptions {
@@ -14,6 +15,10 @@ export interface CommonOptions {
   /** Results folder holding one folder per run. */
   results: string;
   json?: boolean;
+  /** Only this project's values (`--project`). */
+  project?: string;
+  /** Only this app's values (`--app`: its identity or slug). */
+  app?: string;
 }
 
 /** `--storage` default: `$TAPSHOT_STORAGE_DIR` or `./storage` (as the SDK). */
@@ -71,4 +76,18 @@ export function parseSince(value: string, now = Date.now()): Date {
 /** commander collector for repeatable options. */
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
+}
+
+/** commander parser for `--project`: a project name as sessions take it (docs/storage.md). */
+export function parseProject(value: string): string {
+  const problem = projectProblem(value);
+  if (problem)
+    throw new InvalidArgumentError(`${JSON.stringify(value)} is not a project name: ${problem}. Use ${PROJECT_FORM}.`);
+  return value;
+}
+
+/** commander parser for `--app`: an app identity (`com.example.shop`) or its slug in keys. */
+export function parseApp(value: string): string {
+  if (!appSlug(value)) throw new InvalidArgumentError(`use an app identity such as com.example.shop.`);
+  return value;
 }

@@ -10,6 +10,8 @@ import { StoreError } from "../core/ground/errors.js";
 import type { Store } from "../core/store/store.js";
 import { printJson, printLines, table } from "./format.js";
 import { EXIT } from "./exit.js";
+import { inScope, type ScopeFilter } from "./select.js";
+import { parseScopedKey } from "../core/store/keys.js";
 
 /** What a copy did with one record. */
 interface Copied {
@@ -19,15 +21,17 @@ interface Copied {
   reason?: string;
 }
 
-/** The record keys (without `.json`) of stored taps, baselines, judgments and acts. */
-async function recordKeys(store: Store): Promise<string[]> {
-  const keys = [
-    ...(await store.list("taps")),
-    ...(await store.list("screenshots")),
-    ...(await store.list("judgments")),
-    ...(await store.list("acts")),
-  ];
-  return keys.filter((k) => k.endsWith(".json")).map((k) => k.slice(0, -".json".length));
+/**
+ * The record keys (without `.json`) of stored taps, locators, baselines, judgments and acts of the older layout, and of
+ * every kind under the projects' and apps' folders (docs/storage.md), in `scope`.
+ */
+async function recordKeys(store: Store, scope: ScopeFilter): Promise<string[]> {
+  const keys: string[] = [];
+  for (const folder of ["taps", "locators", "screenshots", "judgments", "acts", "apps", "projects"])
+    keys.push(...(await store.list(folder)));
+  return keys
+    .filter((k) => k.endsWith(".json") && inScope(parseScopedKey(k), scope))
+    .map((k) => k.slice(0, -".json".length));
 }
 
 /** Copy one record; a StoreError (a key a store refuses) skips it with its message. */
@@ -53,9 +57,9 @@ async function copyRecord(from: Store, to: Store, key: string): Promise<Exclude<
 }
 
 /** Copy every record `from` has and `to` lacks; exit code 0 unless a record was skipped. */
-export async function runSync(from: Store, to: Store, options: { json?: boolean } = {}): Promise<number> {
+export async function runSync(from: Store, to: Store, options: { json?: boolean } & ScopeFilter = {}): Promise<number> {
   const results: Copied[] = [];
-  for (const key of await recordKeys(from)) results.push(await copyOrSkip(from, to, key));
+  for (const key of await recordKeys(from, options)) results.push(await copyOrSkip(from, to, key));
   const copied = results.filter((r) => r.outcome === "copied");
   const differs = results.filter((r) => r.outcome === "differs");
   const skipped = results.filter((r) => r.outcome === "skipped");

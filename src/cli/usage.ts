@@ -6,6 +6,7 @@
  * side of keeping records, never of pruning one that is in use.
  */
 import type { Run, RunEntry } from "./runs.js";
+import { parseScopedKey } from "../core/store/keys.js";
 
 /** The latest recorded call per record, keyed by {@link usageKey}. */
 export type CallIndex = Map<string, number>;
@@ -51,8 +52,10 @@ export function lastUsed(
     modifiedAt: Date;
   },
 ): Date {
+  // A call logs its key within its project's and app's folder: a use by another app of the same key keeps it too.
   const fromCalls = Math.max(
     index.get(`key\u0000${record.key}`) ?? 0,
+    index.get(`key\u0000${parseScopedKey(record.key).inner}`) ?? 0,
     index.get(usageKey(record.kind, record.device, record.subject)) ?? 0,
   );
   return new Date(Math.max(record.modifiedAt.getTime(), fromCalls));

@@ -100,6 +100,12 @@ export function chromiumAdapter(platform: Platform): DeviceAdapter {
           return device;
         },
         screenshot: () => takePng(session),
+        // The app of a browser session is the site it shows: the page's host at the first call (the port is
+        // left out: a test server listens on a new free port each run).
+        async appIdentity() {
+          const host = await session.execute("return location.hostname;", []);
+          return typeof host === "string" && host ? host : undefined;
+        },
         // Selector masks and toSatisfy's selector: chromedriver's find-element and rect commands.
         async elementRects(targets) {
           if (!bounds) throw new DeviceError("elementRects before describe: the engine describes a session first.");

@@ -2,13 +2,14 @@
  * The plugin's configuration: the server's plugin arguments (`--plugin-tapshot-<name>` or the
  * Appium config file's `server.plugin.tapshot`, validated by Appium against the schema in
  * package.json's `appium.schema`), over the `TAPSHOT_*` environment, over tapshot's defaults;
- * and a session's `tapshot:mode` and `tapshot:target` capabilities over both.
+ * and a session's `tapshot:mode`, `tapshot:target` and `tapshot:project` capabilities over both.
  */
 import { setConfig, type AiConfig, type Mode } from "../core/config/config.js";
 import { TargetSchema, type Target } from "../core/device/description.js";
 import { ConfigError } from "../core/ground/errors.js";
 import { describeZodError } from "../core/ground/zod-errors.js";
 import { s3Store } from "../core/store/s3-store.js";
+import { checkProject } from "../core/store/keys.js";
 import { channelFromEnv, PROVIDER_NAMES } from "../providers/env.js";
 
 /** The plugin's server arguments, as Appium passes them (camel-cased names of package.json's schema). */
@@ -25,12 +26,19 @@ export interface PluginArgs {
   provider?: string;
   /** The provider's model, as `TAPSHOT_MODEL`. */
   model?: string;
+  /**
+   * Refuse a session without `tapshot:project` (its first tapshot call fails), so one store never mixes
+   * customers; such a server reads no value of the older layouts (docs/plugin.md).
+   */
+  requireProject?: boolean;
 }
 
 /** The capability that sets one session's mode. */
 export const MODE_CAP = "tapshot:mode";
 /** The capability that names one session's device (`{ platform?, model?, osVersion? }`). */
 export const TARGET_CAP = "tapshot:target";
+/** The capability that names one session's project (docs/plugin.md). */
+export const PROJECT_CAP = "tapshot:project";
 
 const MODES: readonly Mode[] = ["auto", "replay"];
 
@@ -67,6 +75,9 @@ export function pluginConfig(args: PluginArgs, env: NodeJS.ProcessEnv = process.
   }
   config.mode = (driver) => sessionMode(capsOf(driver)) ?? (serverMode as Mode | undefined);
   config.target = (driver) => sessionTarget(capsOf(driver));
+  const required = args.requireProject === true;
+  config.project = (driver) => sessionProject(capsOf(driver), { required });
+  if (required) config.readOldLayout = false;
   const provider = set(args.provider);
   if (provider !== undefined) {
     if (!(PROVIDER_NAMES as readonly string[]).includes(provider)) {
@@ -119,4 +130,24 @@ export function sessionTarget(caps: Record<string, unknown>): Target | undefined
     );
   }
   return parsed.data;
+}
+
+/**
+ * A session's `tapshot:project`, validated, or `undefined`; a
+ * ConfigError when the server requires one and the session has none.
+ */
+export function sessionProject(caps: Record<string, unknown>, { required }: { required: boolean }): string | undefined {
+  const value = caps[PROJECT_CAP];
+  if (value !== undefined && value !== null) {
+    if (typeof value === "string") return checkProject(value, `The capability ${PROJECT_CAP}`);
+    throw new ConfigError(
+      `The capability ${PROJECT_CAP} is ${JSON.stringify(value)}; use a string such as "shop-team".`,
+    );
+  }
+  if (!required) return undefined;
+  throw new ConfigError(
+    `This Appium server requires a project for tapshot (--plugin-tapshot-require-project), and this session has none: ` +
+      `start the session with the capability "${PROJECT_CAP}": "<project>" (1-64 lower-case letters, digits, "-" or "_", ` +
+      `e.g. "shop-team"), so its values are kept apart from other projects' in the shared store.`,
+  );
 }

@@ -45,7 +45,9 @@ function configure(target?: { model?: string; osVersion?: string }) {
 }
 
 async function storedFiles(): Promise<string[]> {
-  const files = await fs.readdir(path.join(storageDir, "_ai_", "taps"), { recursive: true });
+  const files = await fs.readdir(path.join(storageDir, "_ai_", "apps", "com.example.shop", "taps"), {
+    recursive: true,
+  });
   return files.map((f) => f.split(path.sep).join("/")).filter((f) => f.endsWith(".json"));
 }
 
@@ -61,7 +63,9 @@ test("the run's target names the device in the stored record and the log; the ta
   const files = await storedFiles();
   expect(files).toHaveLength(1);
   expect(files[0]).toMatch(/^android\/pixel-8-pro_15\/the-checkout-button-[0-9a-f]+\.json$/);
-  const record = JSON.parse(await fs.readFile(path.join(storageDir, "_ai_", "taps", files[0]!), "utf8"));
+  const record = JSON.parse(
+    await fs.readFile(path.join(storageDir, "_ai_", "apps", "com.example.shop", "taps", files[0]!), "utf8"),
+  );
   expect(record.device).toMatchObject({
     platform: "android",
     model: "Pixel 8 Pro",

@@ -51,7 +51,16 @@ async function mismatch(variant: Variant, maxDiffPixels?: number): Promise<strin
 }
 
 test("the stored baseline carries the page's named elements in screenshot pixels", async () => {
-  const file = join(storageDir, "_ai_", "screenshots", "android", "cart", "google-pixel-7_14.json");
+  const file = join(
+    storageDir,
+    "_ai_",
+    "apps",
+    "127.0.0.1",
+    "screenshots",
+    "android",
+    "cart",
+    "google-pixel-7_14.json",
+  );
   const record = BaselineRecordSchema.parse(JSON.parse(await readFile(file, "utf8")));
   const checkout = record.tree?.elements.find((e) => e.attributes["resource-id"] === "checkout-button");
   expect(checkout?.attributes.text).toBe("Checkout");

@@ -67,7 +67,7 @@ test("demo --fresh learns with the local OCR engine, replays, and heals the rede
     expect(heal).toMatch(/tap "Checkout"\s+healed/);
     expect(healed).toMatch(/tap "Checkout"\s+replayed\s+0 AI calls/);
     expect(out).toMatch(/\(ocr:paddle-ppocrv4\)\.$/m);
-    const taps = await readdir(join(storage, "_ai_", "taps", "ios", "iphone-15_17.5"));
+    const taps = await readdir(join(storage, "_ai_", "apps", "127.0.0.1", "taps", "ios", "iphone-15_17.5"));
     expect(taps.some((f) => f.endsWith(".previous.png"))).toBe(true);
   } finally {
     await rm(storage, { recursive: true, force: true });

@@ -60,6 +60,8 @@ const record = async (profile: PhoneProfile, name: string) =>
         join(
           storageDir,
           "_ai_",
+          "apps",
+          "127.0.0.1",
           "screenshots",
           "android",
           name,

@@ -70,7 +70,7 @@ test("mode update replaces the redesigned cart with no model call, pending with 
   expect(await phone.ai.expect(phone.driver).toMatchScreenshot("cart", "the cart; the balance varies")).toMatchObject({
     outcome: "stored",
   });
-  const dir = join(storageDir, "_ai_", "screenshots", "android", "cart");
+  const dir = join(storageDir, "_ai_", "apps", "127.0.0.1", "screenshots", "android", "cart");
   const [json] = (await readdir(dir)).filter((f) => f.endsWith(".json"));
   const oldPng = await readFile(join(dir, json!.replace(/\.json$/, ".png")));
 

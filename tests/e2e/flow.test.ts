@@ -68,7 +68,9 @@ async function checkoutFlow(session: RigSession, variant: "default" | "redesign"
 }
 
 async function storedTaps(): Promise<string[]> {
-  const files = await readdir(join(storageDir, "_ai_", "taps"), { recursive: true }).catch(() => []);
+  const files = await readdir(join(storageDir, "_ai_", "apps", "127.0.0.1", "taps"), { recursive: true }).catch(
+    () => [],
+  );
   return files.filter((f) => f.endsWith(".json")).sort();
 }
 
@@ -85,7 +87,9 @@ test("the first run learns, the second replays with no model call, and the taps 
     expect.stringMatching(/^android\/google-pixel-7_14\/the-checkout-button-[0-9a-f]{10}\.json$/),
     expect.stringMatching(/^android\/google-pixel-7_14\/the-place-order-button-[0-9a-f]{10}\.json$/),
   ]);
-  const record = TapRecordSchema.parse(JSON.parse(await readFile(join(storageDir, "_ai_", "taps", files[0]!), "utf8")));
+  const record = TapRecordSchema.parse(
+    JSON.parse(await readFile(join(storageDir, "_ai_", "apps", "127.0.0.1", "taps", files[0]!), "utf8")),
+  );
   expect(record.model).toMatch(/^double:gemini-wire\//);
   expect(record.device).toMatchObject({ model: "Google Pixel 7", osVersion: "14", platform: "android" });
 
@@ -129,7 +133,9 @@ test("a redesign fails the replay, heals with autoHeal, then replays the healed 
   expect(callsSince(before, "locate")).toBe(0);
   expect(logs.some((l) => l.outcome === "healed" && /^tapshot healed a stored value/.test(l.detail ?? ""))).toBe(true);
   const [file] = (await storedTaps()).filter((f) => f.includes("checkout"));
-  const record = TapRecordSchema.parse(JSON.parse(await readFile(join(storageDir, "_ai_", "taps", file!), "utf8")));
+  const record = TapRecordSchema.parse(
+    JSON.parse(await readFile(join(storageDir, "_ai_", "apps", "127.0.0.1", "taps", file!), "utf8")),
+  );
   expect(record.model).toBe(A11Y_MODEL);
   expect(record.previous).toBeDefined();
   expect(record.point).not.toEqual(record.previous!.point);
@@ -144,7 +150,9 @@ test("a redesign fails the replay, heals with autoHeal, then replays the healed 
     .tap(session.driver, CHECKOUT, { verify: SUMMARY_SHOWN, autoHeal: true, timeout: 30_000 })
     .catch((e: unknown) => e);
   expect(regression).toMatchObject({ code: "not-found", message: expect.stringContaining("nothing was healed") });
-  const after = TapRecordSchema.parse(JSON.parse(await readFile(join(storageDir, "_ai_", "taps", file!), "utf8")));
+  const after = TapRecordSchema.parse(
+    JSON.parse(await readFile(join(storageDir, "_ai_", "apps", "127.0.0.1", "taps", file!), "utf8")),
+  );
   expect(after.point).toEqual(record.point);
 }, 300_000);
 
@@ -165,7 +173,7 @@ test("baselines on two Android profiles: the second is judged with the first as 
   expect(second).toMatchObject({ outcome: "stored", aiCalls: 1 });
   expect(knowledge.judgeReferences.slice(judgedBefore)).toEqual([0, 1]);
 
-  const dir = join(storageDir, "_ai_", "screenshots", "android", "cart");
+  const dir = join(storageDir, "_ai_", "apps", "127.0.0.1", "screenshots", "android", "cart");
   expect((await readdir(dir)).filter((f) => f.endsWith(".json")).sort()).toEqual([
     "google-pixel-7_14.json",
     "samsung-galaxy-s23_14.json",

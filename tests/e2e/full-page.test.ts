@@ -23,7 +23,7 @@ const NAME = "order-history";
 const PROMPT = "the order history, from the first order to the last, with the total bar";
 /** Orders listed: the renamed one is on the fourth screen on a Pixel 7 (the first swipe moves a quarter of the content area). */
 const ROWS = 26;
-const KEY_PATH = ["_ai_", "screenshots", "android", NAME, "google-pixel-7_14"];
+const KEY_PATH = ["_ai_", "apps", "127.0.0.1", "screenshots", "android", NAME, "google-pixel-7_14"];
 
 let rig: Rig;
 let double: WireDouble;

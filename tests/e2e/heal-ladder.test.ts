@@ -52,7 +52,7 @@ beforeAll(async () => {
   configureRig(double, KEY, { storageDir });
   phone = await rig.session(pixel7);
   knowledge.session = phone;
-  const taps = join(storageDir, "_ai_", "taps");
+  const taps = join(storageDir, "_ai_", "apps", "127.0.0.1", "taps");
   const stored = async () =>
     (await readdir(taps, { recursive: true }).catch(() => [])).filter((f) => f.endsWith(".json"));
   for (const [which, verify] of [

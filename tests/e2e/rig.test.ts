@@ -127,12 +127,12 @@ test("the engine learns a tap through the rig adapter under the target's identit
     const learned = await phone.ai.tap(phone.driver, "the checkout button");
     expect(learned).toMatchObject({ outcome: "learned", aiCalls: 1 });
     await phone.driver.waitUntil(async () => (await phone.currentScreen()) === "checkout", { timeout: 10_000 });
-    const files = await readdir(join(storageDir, "_ai_/taps/ios/iphone-15_17.5"));
+    const files = await readdir(join(storageDir, "_ai_/apps/127.0.0.1/taps/ios/iphone-15_17.5"));
     expect(files).toHaveLength(2);
     // The page source (the DOM as XCUITest XML) was read before the tap: the record holds the button.
     const json = files.find((f) => f.endsWith(".json"))!;
     const record = TapRecordSchema.parse(
-      JSON.parse(await readFile(join(storageDir, "_ai_/taps/ios/iphone-15_17.5", json), "utf8")),
+      JSON.parse(await readFile(join(storageDir, "_ai_/apps/127.0.0.1/taps/ios/iphone-15_17.5", json), "utf8")),
     );
     expect(record.element?.attributes).toEqual({
       name: "checkout-button",

@@ -57,7 +57,7 @@ async function phone(profile: PhoneProfile, seed = SEED): Promise<RigSession> {
 }
 
 async function judgmentFiles(): Promise<string[]> {
-  const root = join(storageDir, "_ai_", "judgments");
+  const root = join(storageDir, "_ai_", "apps", "127.0.0.1", "judgments");
   const files = await readdir(root, { recursive: true }).catch(() => [] as string[]);
   return files.filter((f) => f.endsWith(".json")).map((f) => join(root, f));
 }

@@ -49,7 +49,7 @@ function configure(mode: "auto" | "replay") {
 }
 
 async function storedTap(prefix: string): Promise<TapRecord> {
-  const dir = join(storageDir, "_ai_", "taps", "android", "google-pixel-7_14");
+  const dir = join(storageDir, "_ai_", "apps", "127.0.0.1", "taps", "android", "google-pixel-7_14");
   const file = (await readdir(dir)).find((f) => f.startsWith(prefix) && f.endsWith(".json"));
   if (!file) throw new Error(`no stored tap ${prefix}*.json in ${dir}`);
   return TapRecordSchema.parse(JSON.parse(await readFile(join(dir, file), "utf8")));

@@ -165,7 +165,7 @@ test("a pending transferred record is no source: the model locates before any ta
   const se = await openOn(iphoneSE, "default");
   await expect(se.ai.tap(se.driver, CHECKOUT, { timeout: 60_000 })).resolves.toMatchObject({ aiCalls: 0 });
   // The model's record on iPhone 15 is gone: the only record left is the unreviewed transfer on the SE.
-  const iosTaps = join(storageDir, "_ai_", "taps", "ios");
+  const iosTaps = join(storageDir, "_ai_", "apps", "127.0.0.1", "taps", "ios");
   const own = (await readdir(iosTaps)).filter((d) => d.startsWith("iphone-15"));
   expect(own).toHaveLength(1);
   await rm(join(iosTaps, own[0]!), { recursive: true });

@@ -54,11 +54,15 @@ test("the run's target overrides the device's identity; the tap is sent in point
   const pointer = (driver.actions[0] as [{ actions: unknown[] }])[0].actions[0];
   expect(pointer).toEqual({ type: "pointerMove", duration: 0, origin: "viewport", x: 197, y: 725 });
 
-  const files = (await fs.readdir(path.join(storageDir, "_ai_", "taps"), { recursive: true }))
+  const files = (
+    await fs.readdir(path.join(storageDir, "_ai_", "apps", "com.example.shop", "taps"), { recursive: true })
+  )
     .map((f) => f.split(path.sep).join("/"))
     .filter((f) => f.endsWith(".json"));
   expect(files).toEqual([expect.stringMatching(/^ios\/iphone-15-pro-max_17\.6\/the-checkout-button-[0-9a-f]+\.json$/)]);
-  const record = JSON.parse(await fs.readFile(path.join(storageDir, "_ai_", "taps", files[0]!), "utf8"));
+  const record = JSON.parse(
+    await fs.readFile(path.join(storageDir, "_ai_", "apps", "com.example.shop", "taps", files[0]!), "utf8"),
+  );
   expect(record.device).toMatchObject({ platform: "ios", model: "iPhone 15 Pro Max", osVersion: "17.6", scale: 3 });
   expect(logs[0]).toMatchObject({ device: "iphone-15-pro-max_17.6", outcome: "learned" });
   // The note about the generic name is still in the log, so the runner can see why the target mattered.

@@ -126,7 +126,7 @@ test("tapshot: tap learns with the server's OCR model, then replays with no mode
   expect(await phone.currentScreen()).toBe("checkout");
 
   // The session's tapshot:target named the device: the store key is the Pixel 7's, not Chromium's.
-  expect(await readdir(join(storage, "_ai_", "taps", "android"))).toEqual(["google-pixel-7_14"]);
+  expect(await readdir(join(storage, "_ai_", "apps", "127.0.0.1", "taps", "android"))).toEqual(["google-pixel-7_14"]);
   const calls = (await serverCalls()).filter((c) => c.api === "tap" && c.prompt === CHECKOUT);
   expect(calls.map((c) => [c.outcome, c.models])).toEqual([
     ["learned", ["ocr:paddle-ppocrv4"]],

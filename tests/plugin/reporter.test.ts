@@ -101,7 +101,7 @@ test("a server given a reporter: the reporter gets the images, the results folde
   expect(accepted.stderr).toBe("");
   expect(accepted.code).toBe(0);
   const store = new FileStore(storage);
-  const [key] = (await store.list("screenshots")).filter((k) => k.endsWith(".json"));
+  const [key] = (await store.list("apps/com.example.shop/screenshots")).filter((k) => k.endsWith(".json"));
   const stored = (await readRecord(store, key!.replace(/\.json$/, ""), BaselineRecordSchema))!;
   expect(stored.image.equals(received.find((a) => a.role === "actual")!.data)).toBe(true);
 });

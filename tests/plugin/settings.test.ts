@@ -84,6 +84,25 @@ describe("server arguments and environment", () => {
       /^The capability tapshot:target is invalid: model: .*Use an object such as/,
     );
   });
+
+  test("tapshot:project names the session's project; a server requiring one refuses a session without it", () => {
+    setConfig(pluginConfig({}, {}));
+    expect(resolveConfig(session({ "tapshot:project": "shop-team" }))).toMatchObject({
+      project: "shop-team",
+      readOldLayout: true,
+    });
+    expect(resolveConfig(session({})).project).toBeUndefined();
+    expect(() => resolveConfig(session({ "tapshot:project": "../other" }))).toThrow(
+      /^The capability tapshot:project "\.\.\/other" is not a project name: it holds a path separator\. Use 1-64/,
+    );
+    expect(() => resolveConfig(session({ "tapshot:project": 7 }))).toThrow(/tapshot:project is 7; use a string/);
+
+    setConfig(pluginConfig({ requireProject: true }, {}));
+    expect(resolveConfig(session({ "tapshot:project": "shop-team" }))).toMatchObject({ readOldLayout: false });
+    expect(() => resolveConfig(session({}))).toThrow(
+      /^This Appium server requires a project for tapshot \(--plugin-tapshot-require-project\).*"tapshot:project": "<project>"/,
+    );
+  });
 });
 
 describe("execute parameters", () => {

@@ -11,6 +11,7 @@ import path from "node:path";
 import { AbortedError, StoreError, TimeoutError } from "../../src/core/ground/errors.js";
 import { readRecord, replaceRecord, createRecord } from "../../src/core/store/record-io.js";
 import type { Store } from "../../src/core/store/store.js";
+import { scopedStore } from "../../src/core/store/scoped-store.js";
 import { BlobRecord, blobRecord, greyPng } from "../support/blob-records.js";
 import { cephSkipped, startCephRgw, type CephRgw } from "../support/ceph-rgw.js";
 import { startTestS3, type TestS3 } from "../support/s3-replica.js";
@@ -240,6 +241,45 @@ describe.each(harnesses)("the Store contract: $name", (harness) => {
       await expect(readRecord(store, key, BlobRecord)).rejects.toThrow(
         /pair\.png does not match its record \(SHA-256 differs\).*delete taps\/android\/dev\/pair\.json/,
       );
+    });
+  });
+
+  describe("a view scoped to a project and app (docs/storage.md)", () => {
+    const key = "taps/android/dev/pair";
+
+    test("values land under projects/<project>/apps/<app>/; an older-layout record is read, then moved by a heal", async () => {
+      const old = greyPng(30);
+      const healed = greyPng(50);
+      expect(await createRecord(store, key, blobRecord(old), old)).toBe(true);
+      const view = scopedStore(store, { project: "shop-team", app: "com.example.shop" });
+      const stored = await readRecord(view, key, BlobRecord);
+      expect(stored?.image.equals(old)).toBe(true);
+      await replaceRecord(view, key, blobRecord(healed), healed, stored!.image);
+
+      const own = `projects/shop-team/apps/com.example.shop/${key}`;
+      expect(await store.list("")).toEqual([`${own}.json`, `${own}.png`, `${own}.previous.png`]);
+      expect((await readRecord(store, own, BlobRecord))?.image.equals(healed)).toBe(true);
+      // The view reads and replaces its own record now, with the store's conditions on what it read.
+      const again = scopedStore(store, { project: "shop-team", app: "com.example.shop" });
+      expect((await readRecord(again, key, BlobRecord))?.image.equals(healed)).toBe(true);
+      await replaceRecord(again, key, blobRecord(old), old, healed);
+      expect((await readRecord(store, own, BlobRecord))?.image.equals(old)).toBe(true);
+    });
+
+    test("another project neither sees that project's value nor waits on its lock", async () => {
+      const image = greyPng(10);
+      const shop = scopedStore(store, { project: "shop-team", app: "com.example.shop" });
+      const other = scopedStore(store, { project: "merchant-team", app: "com.example.shop", readOldLayout: false });
+      expect(await createRecord(shop, key, blobRecord(image), image)).toBe(true);
+      expect(await readRecord(other, key, BlobRecord)).toBeNull();
+      const held = await shop.lock(key, { deadline: Date.now() + 10_000 });
+      try {
+        await (
+          await other.lock(key, { deadline: Date.now() + 2000 })
+        )();
+      } finally {
+        await held();
+      }
     });
   });
 

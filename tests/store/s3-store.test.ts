@@ -7,7 +7,9 @@ import { randomUUID } from "node:crypto";
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { ConfigError, StoreError } from "../../src/core/ground/errors.js";
 import { redact } from "../../src/core/ground/secrets.js";
-import { readRecord, replaceRecord } from "../../src/core/store/record-io.js";
+import { createRecord, readRecord, replaceRecord } from "../../src/core/store/record-io.js";
+import { scopedStore } from "../../src/core/store/scoped-store.js";
+import { BlobRecord, blobRecord, greyPng } from "../support/blob-records.js";
 import { TapRecordSchema } from "../../src/core/store/tap-record.js";
 import { s3Store } from "../../src/core/store/s3-store.js";
 import { tapKey } from "../../src/core/store/keys.js";
@@ -169,6 +171,26 @@ test("a record replaced by another run after this run read it is not overwritten
   expect((await mine.read("r.json"))?.toString()).toBe("their heal");
   // Having read the current one, it may replace it.
   expect(await mine.write("r.json", Buffer.from("my heal"))).toBe(true);
+});
+
+test("a project's replay of a value of the older layout costs two more GETs, until its next write moves it", async () => {
+  const store = fresh(s3);
+  const key = "taps/android/dev/pair";
+  const old = greyPng(30);
+  await createRecord(store, key, blobRecord(old), old);
+  const view = scopedStore(store, { project: "shop-team", app: "com.example.shop" });
+  const gets = async (read: () => Promise<unknown>) => {
+    const before = s3.requests.GET ?? 0;
+    await read();
+    return (s3.requests.GET ?? 0) - before;
+  };
+  // The project's own JSON and the app's without a project (both missing), then the older layout's JSON and image.
+  expect(await gets(() => readRecord(view, key, BlobRecord))).toBe(4);
+  const healed = greyPng(50);
+  await replaceRecord(view, key, blobRecord(healed), healed, old);
+  expect(await store.list("taps")).toEqual([]);
+  // Moved: the project's record and image, as any replay.
+  expect(await gets(() => readRecord(view, key, BlobRecord))).toBe(2);
 });
 
 describe("four processes learning one tap of a new device through one bucket", () => {

@@ -29,6 +29,11 @@
  *   the execute-methods reference page (docs/reference/execute-methods in that repository) shows `{"statusBarSize":{"width":414,"height":48},"scale":2}`.
  * - XCUITest `getWindowRect`: WebDriverAgent FBElementCommands.m handleGetWindowRect: the active app's frame in
  *   points, which is smaller than the screen for apps not built for it (appium/appium#16185, #18675).
+ * - `mobile: getCurrentPackage`: appium-android-driver lib/commands/app-management (the foreground package as a
+ *   string); the Android sessions declare no `appPackage` (only `app`), so the adapter asks it. The iOS sessions
+ *   declare `bundleId`, as XCUITest sessions started with one echo it; a test that drops it scripts
+ *   `mobile: activeAppInfo` as appium-xcuitest-driver answers it (`{ bundleId, name, pid, processArguments }`,
+ *   WebDriverAgent's active application).
  * - Unknown execute methods: @appium/base-driver lib/basedriver/commands/execute.js ("Unsupported execute method").
  * - Espresso actions: espresso-server lib/helpers/w3c/dispatcher/PointerDispatch.kt refuses a pointerMove outside
  *   (0, 0, displayMetrics.widthPixels, displayMetrics.heightPixels) of the app's context
@@ -446,6 +451,7 @@ export function uiautomator2Script(overrides: Partial<AndroidProfile> = {}): Dou
       },
       "mobile: getSystemBars": { statusBar, navigationBar },
       "mobile: getDisplayDensity": p.densityDpi,
+      "mobile: getCurrentPackage": "com.example.shop",
       "mobile: viewportRect": viewportRect,
     },
   };

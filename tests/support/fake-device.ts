@@ -55,6 +55,8 @@ export interface FakeDeviceOptions {
   height?: number;
   scale?: number;
   insets?: DeviceDescription["insets"];
+  /** The app under test the session declares (DeviceSession.appIdentity); none by default, as a session that cannot tell. */
+  app?: string;
 }
 
 export class FakeDevice {
@@ -72,12 +74,17 @@ export class FakeDevice {
   pageSources = 0;
   /** Elements looked up for masks. */
   elementLookups = 0;
+  /** The app under test the session tells, when it tells one. */
+  readonly app: string | undefined;
+  /** Times the session was asked for its app. */
+  appAsks = 0;
   /** Scenes to show for the next screenshots before `scene` (a screen still loading). */
   loading: FakeScene[] = [];
   private cache = new Map<string, Buffer>();
 
   constructor(scene: FakeScene, options: FakeDeviceOptions = {}) {
     this.scene = scene;
+    this.app = options.app;
     this.description = {
       platform: options.platform ?? "android",
       model: options.model ?? "Fake Phone 1",
@@ -218,6 +225,14 @@ export function fakeAdapter(platform: "android" | "ios" = "android"): DeviceAdap
           device.tap(point);
         },
         ...(device.pageSource ? { pageSource: () => device.readPageSource() } : {}),
+        ...(device.app
+          ? {
+              async appIdentity() {
+                device.appAsks++;
+                return device.app;
+              },
+            }
+          : {}),
         // Selectors are `~<element id>` (an accessibility id); a held element is `{ elementId }`.
         async elementRects(targets) {
           device.elementLookups += targets.length;

@@ -198,7 +198,7 @@ async function loadingThenCart(driver: AppiumDriverDouble, phone: Phone, first: 
 }
 
 async function tapFile(): Promise<string> {
-  const dir = path.join(storageDir, "_ai_", "taps");
+  const dir = path.join(storageDir, "_ai_", "apps", "com.example.shop", "taps");
   const [file] = (await fs.readdir(dir, { recursive: true })).filter((f) => f.endsWith(".json"));
   return path.join(dir, file!);
 }

@@ -129,7 +129,7 @@ function configure(probability: (r: AiRequestOf<"satisfy">) => number | Error, m
 }
 
 async function storedFiles(): Promise<string[]> {
-  const root = path.join(storageDir, "_ai_", "judgments");
+  const root = path.join(storageDir, "_ai_", "apps", "com.example.shop", "judgments");
   const files = await fs.readdir(root, { recursive: true }).catch(() => [] as string[]);
   return files.map((f) => path.join(root, f)).filter((f) => f.endsWith(".json"));
 }

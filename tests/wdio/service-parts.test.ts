@@ -82,6 +82,13 @@ describe("TapshotService options", () => {
     expect(() => new TapshotService({ storageDir: "storage", allure: false })).not.toThrow();
   });
 
+  test("project: a slug is taken; a name that could leave its folder stops the run, saying the allowed form", () => {
+    expect(() => new TapshotService({ project: "shop-team" })).not.toThrow();
+    expect(() => new TapshotService({ project: "../other" })).toThrow(
+      /^TapshotService's project "\.\.\/other" is not a project name: it holds a path separator\. Use 1-64/,
+    );
+  });
+
   test("Allure is used when the reporters list it", () => {
     expect(usesAllure(["spec", ["allure", { outputDir: "x" }]])).toBe(true);
     expect(usesAllure(["dot"])).toBe(false);

@@ -8,6 +8,7 @@ import { esc } from "./escape.js";
 import { STYLE } from "./style.js";
 import { TAP_SCREEN_STYLE, tapOnScreen } from "./tap-screen.js";
 import { costRows } from "./totals.js";
+import { deviceOf } from "../model.js";
 import type { BaselineView, CallView, Overlay, ReportView, TapView } from "./view.js";
 
 /**
@@ -110,7 +111,7 @@ function healCard(view: TapView | BaselineView, now: number): string {
   const title = `${entry.kind} "${entry.subject}"`;
   return `<article class="card heal" data-testid="heal" data-kind="${entry.kind}" data-subject="${esc(entry.subject)}" data-device="${esc(entry.device)}">
   <h4>${esc(title)} ${view.healedInLastRun ? badge("healed") + ' <span class="meta">in the last run</span>' : ""}${pending(r)}</h4>
-  <div class="meta">${esc(entry.platform)} · ${esc(entry.device)} · healed ${when(r.storedAt, now)} by <span class="mono">${esc(r.model)}</span></div>
+  <div class="meta">${esc(entry.platform)} · ${esc(deviceOf(entry))} · healed ${when(r.storedAt, now)} by <span class="mono">${esc(r.model)}</span></div>
   ${figures}
   <div class="meta">${esc(r.reason)}</div>
   <div class="meta">before: stored ${when(prev.storedAt, now)} by <span class="mono">${esc(prev.model)}</span></div>
@@ -189,7 +190,7 @@ export function renderReport(view: ReportView): string {
     : none("No baselines stored.");
   const tapGroups = new Map<string, TapView[]>();
   for (const t of view.taps) {
-    const group = `${t.entry.platform} · ${t.entry.device}`;
+    const group = `${t.entry.platform} · ${deviceOf(t.entry)}`;
     tapGroups.set(group, [...(tapGroups.get(group) ?? []), t]);
   }
   const taps = view.taps.length

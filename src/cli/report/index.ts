@@ -3,6 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { printJson, printLines } from "../format.js";
 import { readStoreModel } from "../model.js";
+import { scopeModel, type ScopeFilter } from "../select.js";
 import { pickRuns, readRuns } from "../runs.js";
 import type { Store } from "../../core/store/store.js";
 import { ReportFiles } from "./files.js";
@@ -11,7 +12,7 @@ import { buildView } from "./view.js";
 import { renderMarkdown } from "./markdown.js";
 import { pendingValues } from "../review/pending.js";
 
-export interface ReportOptions {
+export interface ReportOptions extends ScopeFilter {
   /** The store to report on: a storage folder's path, or a store the CLI opened (a bucket). */
   storage: string | Store;
   results: string;
@@ -27,7 +28,7 @@ export interface ReportOptions {
 export async function runReport(options: ReportOptions): Promise<number> {
   const allRuns = await readRuns(options.results);
   const runs = pickRuns(allRuns, options.run, options.results);
-  const store = await readStoreModel(options.storage, allRuns);
+  const store = scopeModel(await readStoreModel(options.storage, allRuns), options);
   const outDir = path.resolve(options.out ?? path.join(options.results, "report"));
   const files = await ReportFiles.create(outDir);
   const view = await buildView(store, runs, files);

@@ -3,6 +3,7 @@
  * the key's lock, so a run learning or healing it finishes first and no reader sees a torn record.
  * `tapshot accept`/`revert` and the review page both go through here.
  */
+import { parseScopedKey } from "../../core/store/keys.js";
 import { StoreError } from "../../core/ground/errors.js";
 import { BaselineRecordSchema, BaselineValueSchema, type BaselineRecord } from "../../core/store/baseline-record.js";
 import { deleteRecord, readRecord, restorePrevious, rewriteRecord, sha256 } from "../../core/store/record-io.js";
@@ -45,13 +46,15 @@ export async function withKeyLock<T>(store: Store, key: string, work: () => Prom
 }
 
 async function readPending(store: Store, key: string, seen: string | undefined) {
-  const schema = key.startsWith("taps/")
-    ? TapRecordSchema
-    : key.startsWith("judgments/")
-      ? JudgmentRecordSchema
-      : key.startsWith("acts/")
-        ? ActRecordSchema
-        : BaselineRecordSchema;
+  const { inner } = parseScopedKey(key);
+  const schema =
+    inner.startsWith("taps/") || inner.startsWith("locators/")
+      ? TapRecordSchema
+      : inner.startsWith("judgments/")
+        ? JudgmentRecordSchema
+        : inner.startsWith("acts/")
+          ? ActRecordSchema
+          : BaselineRecordSchema;
   const stored = await readRecord(
     store,
     key,

@@ -8,6 +8,7 @@
 import { baselineBoxes, COMPARE_SCRIPT, COMPARE_STYLE, compareFigures, fullSize } from "../report/compare.js";
 import { esc } from "../report/escape.js";
 import { STYLE } from "../report/style.js";
+import { deviceOf } from "../model.js";
 import { TAP_SCREEN_STYLE, tapOnScreen } from "../report/tap-screen.js";
 import { pointIn, type Overlay } from "../report/view.js";
 import type { BaselineRecord } from "../../core/store/baseline-record.js";
@@ -99,7 +100,7 @@ function valueCard({ entry, change }: PendingValue, src: (file: string) => strin
           : baselineFigures(r, change, src, entry.subject);
   const what = change === "heal" ? "healed" : "new";
   return `<article class="card value ${change === "heal" ? "heal" : ""}" tabindex="-1" data-testid="value" data-key="${esc(entry.key)}" data-seen="${esc(r.imageSha256)}" data-device="${esc(entry.device)}"${fingerprint ? ` data-fingerprint="${esc(fingerprint)}"` : ""}>
-  <h4>${esc(entry.platform)} · <span class="mono">${esc(entry.device)}</span> · <span class="badge ${what === "new" ? "stored" : "healed"}">${what}</span> <span class="state" data-testid="state"></span></h4>
+  <h4>${esc(entry.platform)} · <span class="mono">${esc(deviceOf(entry))}</span> · <span class="badge ${what === "new" ? "stored" : "healed"}">${what}</span> <span class="state" data-testid="state"></span></h4>
   ${figures}
   ${r.kind === "act" ? `<div class="meta" data-testid="prompt">goal: ${esc(r.goal)}${r.valueNames.length ? ` · values ${esc(r.valueNames.join(", "))}` : ""}</div><ol class="meta" data-testid="steps">${r.steps.map((s) => `<li>${esc(`${s.action}${s.control ? ` "${s.control.label}"` : ""}${s.value ? ` with value ${s.value}` : ""}${s.option ? ` "${s.option}"` : ""}${s.key ? ` ${s.key}` : ""}${s.checked !== undefined ? (s.checked ? " on" : " off") : ""}${s.direction ? ` ${s.direction}` : ""}`)}</li>`).join("")}</ol>` : r.kind === "judgment" ? `<div class="meta" data-testid="prompt">statement: ${esc(r.statement)} · P(true) ${r.probability} · evidence <span class="mono">${esc(r.evidenceHash.slice(0, 12))}</span></div><pre class="meta" data-testid="evidence">${esc(r.evidence)}</pre>` : `<div class="meta" data-testid="prompt">${r.kind === "baseline" ? "judged against" : r.kind === "locator" ? "locator" : "prompt"}: ${esc(r.prompt)}${r.kind === "tap" && r.verify ? ` · verify: ${esc(r.verify)}` : ""}</div>`}
   ${r.kind === "baseline" && (r.varying.length || r.promptMasks?.length) ? `<div class="meta" data-testid="boxes">${r.varying.length} varying box${r.varying.length === 1 ? "" : "es"} (blue) ignored${r.promptMasks?.length ? `; masked by prompt (orange): ${esc(r.promptMasks.map((m) => m.prompt).join(", "))}` : ""}</div>` : ""}

@@ -2,7 +2,7 @@
 import { reviewOf } from "../../core/store/review-state.js";
 import { EXIT } from "../exit.js";
 import { age, clip, printJson, printLines, table } from "../format.js";
-import { allEntries, type StoreEntry, type StoreModel } from "../model.js";
+import { allEntries, deviceOf, type StoreEntry, type StoreModel } from "../model.js";
 import { entryJson, matchesFilter, type EntryFilter } from "../select.js";
 import { isHeal } from "./actions.js";
 
@@ -56,7 +56,7 @@ export function runPending(model: StoreModel, options: PendingOptions): number {
           entry.kind,
           change,
           entry.platform,
-          entry.device,
+          deviceOf(entry),
           clip(entry.subject),
           age(entry.record.storedAt),
           entry.record.model,

@@ -13,6 +13,7 @@ import { ConfigError } from "../ground/errors.js";
 import { consoleLogger, type LogEntry } from "../ground/log.js";
 import type { ArtifactReporter } from "../ground/artifacts.js";
 import { FileStore } from "../store/file-store.js";
+import { checkProject } from "../store/keys.js";
 import type { Store } from "../store/store.js";
 import { unknownOptionsMessage } from "../ground/nearest.js";
 
@@ -83,6 +84,19 @@ export interface AiConfig {
    * Default 0.9.
    */
   satisfyThreshold?: number;
+  /**
+   * The project whose values these sessions learn and replay, apart from other projects in a shared
+   * store (docs/storage.md, "Projects and apps"): a slug, 1-64 lower-case letters, digits, `-` or
+   * `_`. A function gets the driver (the Appium plugin's `tapshot:project` capability). Default
+   * `$TAPSHOT_PROJECT`, or none.
+   */
+  project?: string | ((driver: unknown) => string | undefined);
+  /**
+   * Whether a session reads values stored under the older layouts (no app, no project) when its own
+   * folder has none, and moves them there on the next write. Default true; a store that mixed several
+   * customers' values before they had projects sets it false (docs/storage.md).
+   */
+  readOldLayout?: boolean;
 }
 
 /** A model's price per million tokens, in one currency of your choice. */
@@ -132,6 +146,8 @@ const AiConfigSchema = z
       .gt(0, "satisfyThreshold must be more than 0")
       .lte(1, "satisfyThreshold must be at most 1")
       .optional(),
+    project: z.union([z.string(), fn("project")]).optional(),
+    readOldLayout: z.boolean().optional(),
   })
   .strict();
 
@@ -147,6 +163,7 @@ export function checkConfig(options: AiConfig, what = "configureAi", alsoKnown: 
   if (unknown.length) throw new ConfigError(`${what} got ${unknownOptionsMessage(unknown, known)}.`);
   const result = AiConfigSchema.safeParse(options);
   if (!result.success) throw new ConfigError(`${what} got invalid options: ${describeZodError(result.error)}.`);
+  if (typeof options.project === "string") checkProject(options.project, `${what}'s project`);
 }
 
 /** Validate and apply options; see `configureAi` in `tapshot/runner`. */
@@ -203,6 +220,10 @@ export interface ResolvedConfig {
   maxAiCallsPer: "run" | "session";
   /** `toSatisfy`'s default threshold, when configureAi sets one. */
   satisfyThreshold: number | undefined;
+  /** The project of the call's values, validated; `undefined` for none. */
+  project: string | undefined;
+  /** Whether values of the older layouts are read (and moved by the next write). */
+  readOldLayout: boolean;
 }
 
 /** The "no channel" error's text; `howToConfigure` comes from the registered default channel. */
@@ -273,6 +294,8 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
 
   return {
     store,
+    project: resolveProject(configured.project, driver),
+    readOldLayout: configured.readOldLayout ?? true,
     resultsDir,
     mode: mode.data,
     target,
@@ -289,4 +312,14 @@ export function resolveConfig(driver: unknown): ResolvedConfig {
       return channel;
     },
   };
+}
+
+/** The call's project: configureAi's (or what its function returns for the driver), else `$TAPSHOT_PROJECT`. */
+function resolveProject(option: AiConfig["project"], driver: unknown): string | undefined {
+  const chosen = typeof option === "function" ? option(driver) : option;
+  if (chosen !== undefined) {
+    return checkProject(chosen, "configureAi's project");
+  }
+  const env = envVar("TAPSHOT_PROJECT");
+  return env === undefined ? undefined : checkProject(env, "TAPSHOT_PROJECT");
 }

@@ -165,6 +165,14 @@ export interface DeviceSession {
    * `find` answers the point alone.
    */
   elementAt?(at: ElementAt): Promise<object | null>;
+
+  /**
+   * Optional: the app under test, read once per session (docs/storage.md, "Projects and apps"):
+   * what the session declares (Android `appPackage`, iOS `bundleId`, a browser session's start
+   * origin), else the app in the foreground; `undefined` when the session cannot tell. Stored values
+   * are kept per app; without it they are kept as older versions kept them.
+   */
+  appIdentity?(): Promise<string | undefined>;
 }
 
 /** What {@link DeviceSession.elementAt} is asked for. */

@@ -6,11 +6,12 @@
 import type { CallApi } from "../ground/log.js";
 import { Call } from "../run/call.js";
 import { CallLog, type CallPlace } from "../run/call-log.js";
-import { resolveConfig } from "../config/config.js";
+import { resolveConfig, type ResolvedConfig } from "../config/config.js";
 import { Deadline } from "../ground/deadline.js";
 import type { DeviceAdapter } from "../device/description.js";
 import type { Done } from "../run/lifecycle.js";
 import { OpenedDevice } from "../run/opened-device.js";
+import { scopeConfig, storedKeyOf } from "../run/scope.js";
 import {
   checkFindInput,
   checkTapInput,
@@ -113,18 +114,23 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
     const deadline = new Deadline(timeout, `${api} "${subject}"`, signal);
     const log = new CallLog(api, subject, config);
     const place: CallPlace = {};
+    let scoped: ResolvedConfig | undefined;
     try {
-      const call = new Call(log, config, deadline, opened, await opened.describe((m) => log.note(m)));
+      const note = (m: string) => log.note(m);
+      scoped = await scopeConfig(config, opened, { deadline, note });
+      const call = new Call(log, scoped, deadline, opened, await opened.describe(note));
       place.device = call.deviceSlug;
       const key = flow.keyOf(call);
       // toSatisfy's key depends on what it sees: its judgments are named in its detail and errors instead.
       if (key) place.key = key;
       const done = await flow.run(call, key);
       place.device = call.deviceSlug;
+      if (place.key) place.key = storedKeyOf(scoped, place.key);
       log.finish(done.outcome, done.detail, place);
       return { ...done.result, outcome: done.outcome, aiCalls: log.aiCalls };
     } catch (thrown) {
       const error = opened.blame(thrown);
+      if (place.key && scoped) place.key = storedKeyOf(scoped, place.key);
       log.fail(error, place);
       throw error;
     } finally {

@@ -2,7 +2,8 @@
  * The model request budget (`maxAiCalls`, docs/configuration.md): every request sent to a model
  * server (each retried attempt and a refinement pass included) claims a place first.
  *
- * Per run (the default), a claim appends one line to `<resultsDir>/<run>/ai-calls.log`; the
+ * Per run (the default), a claim appends one line to `<resultsDir>/<run>/ai-calls.log` (a project's
+ * to `<resultsDir>/<run>/projects/<project>/ai-calls.log`: each project has a budget of its own); the
  * line's place in the file is the request's number in the run. Appends to one file are ordered by
  * the file system (O_APPEND), so worker processes sharing the run folder (one `TAPSHOT_RUN_ID`)
  * share one budget without a lock, and a crashed worker leaves nothing locked. A claim that cannot
@@ -23,8 +24,8 @@ export const BUDGET_FILE = "ai-calls.log";
 /** What one budget covers: the whole run (shared by its workers) or one device session. */
 export type BudgetScope = "run" | "session";
 
-/** Requests claimed by this process when results are not recorded (no run folder to share). */
-let claimedHere = 0;
+/** Requests claimed by this process per project (`""` for none) when results are not recorded (no run folder to share). */
+const claimedHere = new Map<string, number>();
 /** Requests claimed per device session (scope `session`). */
 let claimedBySession = new WeakMap<object, number>();
 /** The lines this process appended to each claims file, in order, to notice a file that lost them. */
@@ -38,6 +39,14 @@ export interface BudgetSettings {
   maxAiCallsPer?: BudgetScope;
   /** The device session of the call (the key of a `session` budget). */
   session: object;
+  /** The call's project: a project has a run budget of its own (`<run>/projects/<project>/`). */
+  project?: string | undefined;
+}
+
+/** The claims file of a run's budget: the run's own, or its project's. */
+function budgetFile(resultsDir: string, project: string | undefined): string {
+  const run = path.resolve(resultsDir, RUN_ID);
+  return project ? path.join(run, "projects", project, BUDGET_FILE) : path.join(run, BUDGET_FILE);
 }
 
 /**
@@ -46,7 +55,7 @@ export interface BudgetSettings {
  * then fails.
  */
 export async function claimAiCall(settings: BudgetSettings): Promise<void> {
-  const { maxAiCalls, resultsDir, maxAiCallsPer = "run", session } = settings;
+  const { maxAiCalls, resultsDir, maxAiCallsPer = "run", session, project } = settings;
   if (maxAiCalls === undefined) return;
   if (maxAiCallsPer === "session") {
     const number = (claimedBySession.get(session) ?? 0) + 1;
@@ -54,13 +63,15 @@ export async function claimAiCall(settings: BudgetSettings): Promise<void> {
     return checkNumber(maxAiCalls, number, "counted for this device session, in this process");
   }
   if (!resultsDir) {
+    const number = (claimedHere.get(project ?? "") ?? 0) + 1;
+    claimedHere.set(project ?? "", number);
     return checkNumber(
       maxAiCalls,
-      ++claimedHere,
+      number,
       "counted in this process: resultsDir is off, so workers do not share the count",
     );
   }
-  const file = path.join(path.resolve(resultsDir, RUN_ID), BUDGET_FILE);
+  const file = budgetFile(resultsDir, project);
   const claim = await claimInFile(file);
   if (claim.refusal !== undefined) {
     throw new BudgetError(
@@ -134,7 +145,14 @@ function checkNumber(maxAiCalls: number, number: number, where: string): void {
  */
 export async function startRunBudget(resultsDir: string | undefined): Promise<string | undefined> {
   if (!resultsDir) return undefined;
-  const file = path.join(path.resolve(resultsDir, RUN_ID), BUDGET_FILE);
+  const projects = path.join(path.resolve(resultsDir, RUN_ID), "projects");
+  const names = await fs.readdir(projects).catch(() => [] as string[]);
+  for (const project of names) await moveAside(budgetFile(resultsDir, project));
+  return moveAside(budgetFile(resultsDir, undefined));
+}
+
+/** Rename a claims file aside (`ai-calls.<time>.log`); where it went, `undefined` when there was none. */
+async function moveAside(file: string): Promise<string | undefined> {
   const aside = file.replace(/\.log$/, `.${new Date().toISOString().replace(/[:.]/g, "-")}.log`);
   try {
     await fs.rename(file, aside);
@@ -147,7 +165,7 @@ export async function startRunBudget(resultsDir: string | undefined): Promise<st
 
 /** Forget this process's claims (tests of the in-process counts). */
 export function resetClaims(): void {
-  claimedHere = 0;
+  claimedHere.clear();
   claimedBySession = new WeakMap();
   ownLines.clear();
 }

@@ -27,7 +27,24 @@ export class OpenedDevice {
   /** Every screenshot the device sent, to tell a bad screenshot from a bad stored or passed-in image. */
   private readonly sent = new WeakSet<Buffer>();
 
+  /** The app under test, asked once per session. */
+  private app: Promise<string | undefined> | undefined;
+
   constructor(private readonly session: DeviceSession) {}
+
+  /**
+   * The app under test as the session tells it, asked once per session; `undefined` when the
+   * session cannot tell (no `appIdentity`, or it failed: noted once, and not asked again).
+   */
+  appIdentity(note: AdapterNote): Promise<string | undefined> {
+    const session = this.session;
+    if (typeof session.appIdentity !== "function") return Promise.resolve(undefined);
+    this.app ??= session.appIdentity().catch((error: unknown) => {
+      note(`the app under test could not be read (${(error as Error).message}); values are kept without an app`);
+      return undefined;
+    });
+    return this.app;
+  }
 
   /** The cached description, read from the device the first time. */
   async describe(note: AdapterNote): Promise<DescribedDevice> {

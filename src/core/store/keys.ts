@@ -8,7 +8,7 @@ import {
   type Platform,
   type Target,
 } from "../device/description.js";
-import { StoreError } from "../ground/errors.js";
+import { ConfigError, StoreError } from "../ground/errors.js";
 
 /** Lowercase ASCII words joined by `-`, at most `max` characters: `"Cart Page!"` -> `cart-page`. */
 export function slugify(text: string, max = 60): string {
@@ -200,4 +200,90 @@ export function actKey(platform: Platform, device: string, goal: string, valueNa
     .digest("hex")
     .slice(0, 10);
   return `acts/${platform}/${slugify(goal, 48)}-${hash}/${device}`;
+}
+
+/** The record a key belongs to: `<key>.json`, `<key>.png` and `<key>.previous.png` are one record. */
+export function recordKeyOf(key: string): string {
+  return key.replace(/(\.previous\.png|\.png|\.json)$/, "");
+}
+
+/** The longest project name: it is a folder name in every store. */
+export const MAX_PROJECT_LENGTH = 64;
+
+/** The form a project name takes, for errors. */
+export const PROJECT_FORM = `1-${MAX_PROJECT_LENGTH} lower-case letters, digits, "-" or "_", starting with a letter or digit (e.g. "shop-team")`;
+
+/**
+ * Why `name` cannot be a project, or `undefined`. A project is one folder of the store
+ * (`_ai_/projects/<project>/`), so it can never name a path outside its own: no separators, no
+ * dots, no upper case (macOS and Windows checkouts ignore case).
+ */
+export function projectProblem(name: string): string | undefined {
+  if (name === "") return "it is empty";
+  if (name.includes("/") || name.includes("\\")) return "it holds a path separator";
+  if (name.includes("..")) return 'it holds ".."';
+  if (name.length > MAX_PROJECT_LENGTH) return `it is longer than ${MAX_PROJECT_LENGTH} characters`;
+  if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) return "it is not a slug";
+  return undefined;
+}
+
+/** `name` when it is a valid project, else a ConfigError naming `what` and the allowed form. */
+export function checkProject(name: unknown, what: string): string {
+  const problem = typeof name === "string" ? projectProblem(name) : "it is not a string";
+  if (problem === undefined) return name as string;
+  throw new ConfigError(`${what} ${JSON.stringify(name)} is not a project name: ${problem}. Use ${PROJECT_FORM}.`);
+}
+
+/**
+ * The app part of store keys: an app identity (`com.example.shop`, `com.apple.Preferences`, a
+ * browser session's host `127.0.0.1`) in lower case, with anything but letters, digits, `.`, `_`
+ * and `-` replaced by `-`; no leading or trailing dot or dash, so it is never `.`, `..` or hidden.
+ * `undefined` when nothing of it is left.
+ */
+export function appSlug(identity: string): string | undefined {
+  const slug = identity
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/\.{2,}/g, ".")
+    .slice(0, 100)
+    .replace(/^[.-]+|[.-]+$/g, "");
+  return slug || undefined;
+}
+
+/** Whose values a store view holds: a project (optional) and the app under test (when known). */
+export interface StoreScope {
+  project?: string | undefined;
+  app?: string | undefined;
+}
+
+/** The folder of a scope under `_ai_/`: `projects/<project>/apps/<app>`, `apps/<app>`, or `""` (the old layout). */
+export function scopeFolder({ project, app }: StoreScope): string {
+  return [project ? `projects/${project}` : "", app ? `apps/${app}` : ""].filter(Boolean).join("/");
+}
+
+/**
+ * The folders a scope reads, its own first: then, with `readOldLayout`, the folder of the same app
+ * without a project and the old layout of versions that kept no app or project (docs/storage.md).
+ */
+export function scopeFolders(scope: StoreScope, { readOldLayout }: { readOldLayout: boolean }): string[] {
+  const own = scopeFolder(scope);
+  if (!readOldLayout) return [own];
+  return [...new Set([own, scopeFolder({ app: scope.app }), ""])];
+}
+
+/** A store key split into its scope and the key within it (`taps/...`, `screenshots/...`). */
+export interface ScopedKey extends StoreScope {
+  /** The key within the scope, e.g. `taps/android/google-pixel-7_14/the-checkout-button-1a2b3c4d5e`. */
+  inner: string;
+}
+
+/** Split `projects/<project>/apps/<app>/<key>` (each part optional) into its scope and inner key. */
+export function parseScopedKey(key: string): ScopedKey {
+  const match = /^(?:projects\/([^/]+)\/)?(?:apps\/([^/]+)\/)?(.*)$/s.exec(key)!;
+  return {
+    ...(match[1] ? { project: match[1] } : {}),
+    ...(match[2] ? { app: match[2] } : {}),
+    inner: match[3]!,
+  };
 }

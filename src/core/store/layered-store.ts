@@ -6,6 +6,7 @@
  * the rest of the run uses the healed value and the checkout shows the change.
  */
 import { FileStore } from "./file-store.js";
+import { recordKeyOf } from "./keys.js";
 import type { LockOptions, ReadOptions, Release, Store, WriteOptions } from "./store.js";
 
 /** Options of {@link layeredStore}. */
@@ -14,11 +15,6 @@ export interface LayeredStoreOptions {
   storageDir?: string;
   /** Where new values, heals and locks go: a bucket (`s3Store`) or a shared folder. */
   shared: Store;
-}
-
-/** The record a key belongs to: `<key>.json`, `<key>.png` and `<key>.previous.png` are one record. */
-function recordOf(key: string): string {
-  return key.replace(/(\.previous\.png|\.png|\.json)$/, "");
 }
 
 /** {@link Store} reading a folder before a shared store; build it with {@link layeredStore}. */
@@ -35,7 +31,7 @@ export class LayeredStore implements Store {
   }
 
   async read(key: string, options: ReadOptions = {}): Promise<Buffer | null> {
-    const record = recordOf(key);
+    const record = recordKeyOf(key);
     if (key.endsWith(".json")) {
       const committed = await this.folder.read(key, options);
       if (committed) {
@@ -53,7 +49,7 @@ export class LayeredStore implements Store {
     // A create must not shadow a committed value: the folder is asked first.
     if (options.ifAbsent && (await this.folder.modifiedAt(key)) !== null) return false;
     const wrote = await this.shared.write(key, data, options);
-    if (wrote && this.local.has(recordOf(key))) await this.folder.write(key, data);
+    if (wrote && this.local.has(recordKeyOf(key))) await this.folder.write(key, data);
     return wrote;
   }
 
@@ -62,7 +58,7 @@ export class LayeredStore implements Store {
   }
 
   async touch(key: string): Promise<void> {
-    await (this.local.has(recordOf(key)) ? this.folder : this.shared).touch(key);
+    await (this.local.has(recordKeyOf(key)) ? this.folder : this.shared).touch(key);
   }
 
   async modifiedAt(key: string): Promise<Date | null> {
