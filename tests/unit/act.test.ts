@@ -97,8 +97,11 @@ async function expectNoValues(result: unknown) {
   }
 }
 
+/** Where the double's app (`com.example.shop`, docs/storage.md "Projects and apps") keeps its acts. */
+const ACTS = ["_ai_", "apps", "com.example.shop", "acts"];
+
 async function actFile(): Promise<string> {
-  const dir = path.join(storageDir, "_ai_", "acts");
+  const dir = path.join(storageDir, ...ACTS);
   const [file] = (await fs.readdir(dir, { recursive: true })).map(String).filter((f) => f.endsWith(".json"));
   return path.join(dir, file!);
 }
@@ -135,7 +138,9 @@ describe.each(PHONES)("ai.act on $name", ({ name, api }) => {
     expect(record).toMatchObject({ kind: "act", goal: GOAL, valueNames: ["email", "password"], model: SCRIPTED_MODEL });
     expect(record.review).toEqual({ state: "pending" });
     expect(path.relative(storageDir, await actFile())).toMatch(
-      new RegExp(`^_ai_/acts/${name}/sign-in-with-the-email-and-password-without-[a-z-]*-[0-9a-f]{10}/.+\\.json$`),
+      new RegExp(
+        `^_ai_/apps/com\\.example\\.shop/acts/${name}/sign-in-with-the-email-and-password-without-[a-z-]*-[0-9a-f]{10}/.+\\.json$`,
+      ),
     );
 
     const calls = channel.count();
@@ -273,7 +278,7 @@ describe("ai.act's policy (Android)", () => {
       /the goal was not confirmed within maxSteps 2 \(2 actions done, 0 failed or refused\)/,
     );
     expect(channel.count("complete")).toBe(2);
-    expect(await filesUnder(path.join(storageDir, "_ai_", "acts"))).toBe("");
+    expect(await filesUnder(path.join(storageDir, "_ai_"))).toBe("");
   });
 
   test("ends at the model call budget", async () => {

@@ -77,7 +77,9 @@ test("UiAutomator2: the field under the point is found by its unique resource-id
   expect(driver.count("performActions")).toBe(0);
   const keys = await storedKeys();
   expect(keys).toEqual([
-    expect.stringMatching(/^locators\/android\/google-pixel-7_14\/the-promo-code-field-[0-9a-f]{10}\.json$/),
+    expect.stringMatching(
+      /^apps\/com\.example\.shop\/locators\/android\/google-pixel-7_14\/the-promo-code-field-[0-9a-f]{10}\.json$/,
+    ),
   ]);
   const record = JSON.parse(await fs.readFile(path.join(storageDir, "_ai_", keys[0]!), "utf8"));
   expect(record).toMatchObject({
@@ -137,7 +139,7 @@ test("XCUITest: the text field under the point is found by its accessibility id"
   const found = (await ios.find(asBrowser(driver), 'the "Promo code" field')) as { elementId?: string };
 
   expect(found.elementId).toBe("element-~promo-code");
-  expect((await storedKeys())[0]).toMatch(/^locators\/ios\/iphone-15-pro_17\.5\//);
+  expect((await storedKeys())[0]).toMatch(/^apps\/com\.example\.shop\/locators\/ios\/iphone-15-pro_17\.5\//);
 });
 
 test("XCUITest: a name that only repeats the label is no id: the precise XPath is used", async () => {
