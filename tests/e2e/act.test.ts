@@ -95,8 +95,8 @@ describe.each([pixel7, iphone15])("ai.act on $id", (profile) => {
       remember: false,
       country: "United Kingdom",
     });
-    const records = (await filesUnder(join(storageDir, "_ai_", "acts", profile.platform))).filter((f) =>
-      f.file.endsWith(".json"),
+    const records = (await filesUnder(join(storageDir, "_ai_", "apps", "127.0.0.1", "acts", profile.platform))).filter(
+      (f) => f.file.endsWith(".json"),
     );
     expect(records).toHaveLength(1);
     expect(records[0]!.text).toContain("double:gemini-wire");
@@ -121,7 +121,7 @@ describe.each([pixel7, iphone15])("ai.act on $id", (profile) => {
     const results = join(storageDir, "results");
     await runReport({ storage: storageDir, results, out: join(storageDir, "report") });
     const written = await filesUnder(storageDir); // records, crops, calls.jsonl, the HTML report
-    expect(written.some((f) => f.file.includes(join("_ai_", "acts")))).toBe(true);
+    expect(written.some((f) => f.file.includes(join("_ai_", "apps", "127.0.0.1", "acts")))).toBe(true);
     expect(written.some((f) => f.file.endsWith("index.html"))).toBe(true);
     expect(logLines.length).toBeGreaterThanOrEqual(2);
     for (const value of Object.values(VALUES)) {
@@ -160,8 +160,8 @@ describe.each([pixel7, iphone15])("ai.act on $id", (profile) => {
     expect(healed.aiCalls).toBeGreaterThan(0);
     expect(healed.steps.at(-1)).toMatchObject({ action: "tap", control: expect.stringMatching(/Continue/) });
     // The healed steps are stored for review, the learned ones kept in the record as `previous`.
-    const [record] = (await filesUnder(join(storageDir, "_ai_", "acts", profile.platform))).filter((f) =>
-      f.file.endsWith(".json"),
+    const [record] = (await filesUnder(join(storageDir, "_ai_", "apps", "127.0.0.1", "acts", profile.platform))).filter(
+      (f) => f.file.endsWith(".json"),
     );
     const stored = JSON.parse(record!.text) as {
       review?: { state: string };

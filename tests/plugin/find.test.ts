@@ -106,8 +106,10 @@ test("WebdriverIO: a field found by description is the page's input, typed into 
   const calls = (await serverCalls()).filter((c) => c.api === "find" && c.prompt === FIELD);
   expect(calls.map((c) => c.outcome)).toEqual(["learned", "replayed"]);
   expect(calls[1]!.aiCalls).toBe(0);
-  expect(calls[0]!.key).toMatch(/^locators\/android\/google-pixel-7_14\//);
-  expect(await readdir(join(storage, "_ai_", "locators", "android", "google-pixel-7_14"))).toHaveLength(4);
+  expect(calls[0]!.key).toMatch(/^apps\/127\.0\.0\.1\/locators\/android\/google-pixel-7_14\//);
+  expect(
+    await readdir(join(storage, "_ai_", "apps", "127.0.0.1", "locators", "android", "google-pixel-7_14")),
+  ).toHaveLength(4);
 }, 150_000);
 
 test("WebdriverIO: an element that is not there is W3C no such element with tapshot's message", async () => {

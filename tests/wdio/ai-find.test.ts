@@ -92,6 +92,6 @@ test("find answers the page's input as a WebdriverIO element; browser.aiFind the
     ["find", FIELD, "replayed"],
     ["find", BUTTON, "learned"],
   ]);
-  const stored = await readdir(join(storageDir, "_ai_", "locators", "ios", "iphone-15_17.5"));
+  const stored = await readdir(join(storageDir, "_ai_", "apps", "127.0.0.1", "locators", "ios", "iphone-15_17.5"));
   expect(stored.filter((f) => f.endsWith(".json"))).toHaveLength(2);
 }, 180_000);
