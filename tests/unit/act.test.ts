@@ -149,6 +149,9 @@ describe.each(PHONES)("ai.act on $name", ({ name, api }) => {
     expect(replayed).toMatchObject({ outcome: "replayed", aiCalls: 0 });
     expect(channel.count()).toBe(calls);
     expect(again.app.signedIn).toEqual({ ...VALUES, remember: false, country: "Germany" });
+    // Every control showed by its identity where it was stored: acted on without a screenshot per step
+    // (the one screenshot is the device's description at the call's start).
+    expect(again.driver.count("takeScreenshot")).toBe(1);
     await expectNoValues([learned, replayed]);
   });
 

@@ -3,7 +3,7 @@
  * its identity in the page source, else by its crop on the screenshot (a moved control), waiting
  * as a tap waits (src/core/flows/tap/stored-screen.ts tells a loading screen from a changed one).
  */
-import { findControl, identityKey, type ObservedControl } from "../../device/controls.js";
+import { centreOf, findControl, identityKey, type ObservedControl } from "../../device/controls.js";
 import { contains, type Point } from "../../ground/geometry.js";
 import { decode, type RawImage } from "../../pixels/image-decode.js";
 import { systemBarMasks } from "../../pixels/masks.js";
@@ -88,6 +88,8 @@ async function findStepControl(
 ): Promise<{ on: ActOn } | { mismatch: Omit<ActMismatch, "stepIndex"> }> {
   const { call } = loop;
   const control = step.control!;
+  const inPlace = await identityInPlace(loop, step);
+  if (inPlace) return { on: actOn(inPlace) };
   const isFinal = (png: Buffer) =>
     settledScreenIsFinal(call, png, {
       record: { screenThumb: step.screenThumb, device: record.device, crop: control.crop },
@@ -117,6 +119,24 @@ async function findStepControl(
     `(${identityKey(control.identity)}) nor its crop on the screen` +
     describeEnd(polled.ended, DEFAULT_SETTLE.tap, "waited" in polled ? polled.waited : undefined);
   return { mismatch: { text, healable: true, ended: polled.ended, screenshot: polled.png } };
+}
+
+/** How far (in tap units) a control found by its identity may lie from its stored point and still be "in place". */
+const IN_PLACE_UNITS = 2;
+
+/**
+ * The step's control when the page source shows it, by identity, where it was stored: then no
+ * screenshot is needed to act on it (a replay of unchanged screens costs a page source read per
+ * step). A control that moved, or that the page source does not show, is looked for on the
+ * screenshots as a tap waits for its crop.
+ */
+async function identityInPlace(loop: Loop, step: ActStep): Promise<ObservedControl | undefined> {
+  const found = await identityNow(loop, step);
+  if (!found) return undefined;
+  const centre = centreOf(found.bounds);
+  const stored = step.control!.point;
+  const near = IN_PLACE_UNITS * loop.call.device.scale;
+  return Math.abs(centre.x - stored.x) <= near && Math.abs(centre.y - stored.y) <= near ? found : undefined;
 }
 
 /** The observed control of `role` whose bounds hold `point`, if any. */
