@@ -8,19 +8,18 @@
  * Needs dist/ (`npm run build`): Appium loads the package's built `main`.
  */
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { PROJECT_ROOT } from "../../rig/appium.js";
 import { freePort } from "../../rig/ports.js";
 import { capabilitiesFor, galaxyS23, pixel7, type PhoneProfile } from "../../rig/profiles.js";
-import { startRig, type Rig, type RigSession } from "../../rig/session.js";
+import type { Rig, RigSession } from "../../rig/session.js";
+import { startPluginServer, type PluginServer } from "../support/plugin-server.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
 
 const run = promisify(execFile);
-const APPIUM = join(PROJECT_ROOT, "node_modules/appium/index.js");
 /** Debian's interpreter, where python3-selenium is installed (scripts/setup.sh). */
 const PYTHON = process.env.TAPSHOT_PYTHON || "/usr/bin/python3";
 const FIELD = 'the "Promo code" field';
@@ -28,19 +27,11 @@ const BUTTON = 'the "Apply" button';
 const MISSING = 'the "Gift wrapping" button';
 const W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
-let home: string;
+let server: PluginServer;
 let storage: string;
 let results: string;
 let rig: Rig;
 let phone: RigSession;
-
-async function appium(...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [APPIUM, ...args], {
-    env: { ...process.env, APPIUM_HOME: home, npm_config_prefix: join(home, "npm-prefix") },
-    timeout: 120_000,
-  });
-  return stdout;
-}
 
 function tapshotCaps(profile: PhoneProfile) {
   return { "tapshot:target": profile.target };
@@ -56,28 +47,13 @@ async function serverCalls(): Promise<LogEntry[]> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(PROJECT_ROOT, "dist/plugin/index.js"))) {
-    throw new Error("dist/plugin/index.js is missing: run `npm run build` first (Appium loads the built plugin).");
-  }
-  home = await mkdtemp(join(tmpdir(), "tapshot-appium-find-"));
-  storage = join(home, "storage");
-  results = join(home, "results");
-  await mkdir(join(home, "npm-prefix", "lib"), { recursive: true });
-  await appium("plugin", "install", "--source=local", PROJECT_ROOT);
-  await appium("driver", "install", "--source=local", join(PROJECT_ROOT, "node_modules/appium-chromium-driver"));
-  rig = await startRig({
-    appium: {
-      home,
-      args: ["--use-plugins=tapshot", "--plugin-tapshot-provider=ocr", `--plugin-tapshot-storage-dir=${storage}`],
-      env: { TAPSHOT_RESULTS_DIR: results, TAPSHOT_RUN_ID: "find", TAPSHOT_LOG: "silent" },
-    },
-  });
+  server = await startPluginServer({ name: "find", runId: "find" });
+  ({ storage, results, rig } = server);
   phone = await rig.openSession(pixel7, { capabilities: tapshotCaps(pixel7) });
 }, 240_000);
 
 afterAll(async () => {
-  await rig?.stop();
-  if (home) await rm(home, { recursive: true, force: true, maxRetries: 5 });
+  await server?.stop();
 }, 60_000);
 
 /** WebdriverIO's protocol command `findElement`, and the element it answered as a WebdriverIO element. */

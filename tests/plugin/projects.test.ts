@@ -7,31 +7,17 @@
  * call. A session without a project fails its first tapshot call, saying how to name one.
  * Needs dist/ (`npm run build`): Appium loads the package's built `main`.
  */
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { PROJECT_ROOT } from "../../rig/appium.js";
 import { pixel7 } from "../../rig/profiles.js";
-import { startRig, type Rig, type RigSession } from "../../rig/session.js";
+import type { Rig, RigSession } from "../../rig/session.js";
+import { startPluginServer, type PluginServer } from "../support/plugin-server.js";
 
-const run = promisify(execFile);
-const APPIUM = join(PROJECT_ROOT, "node_modules/appium/index.js");
 const CHECKOUT = 'the "Checkout" button';
 
-let home: string;
+let server: PluginServer;
 let storage: string;
 let rig: Rig;
-
-async function appium(...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [APPIUM, ...args], {
-    env: { ...process.env, APPIUM_HOME: home, npm_config_prefix: join(home, "npm-prefix") },
-    timeout: 120_000,
-  });
-  return stdout;
-}
 
 /** A pixel7 session of `project` (none: no `tapshot:project`). */
 function session(project?: string): Promise<RigSession> {
@@ -41,31 +27,12 @@ function session(project?: string): Promise<RigSession> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(PROJECT_ROOT, "dist/plugin/index.js"))) {
-    throw new Error("dist/plugin/index.js is missing: run `npm run build` first (Appium loads the built plugin).");
-  }
-  home = await mkdtemp(join(tmpdir(), "tapshot-appium-projects-"));
-  storage = join(home, "storage");
-  await mkdir(join(home, "npm-prefix", "lib"), { recursive: true });
-  await appium("plugin", "install", "--source=local", PROJECT_ROOT);
-  await appium("driver", "install", "--source=local", join(PROJECT_ROOT, "node_modules/appium-chromium-driver"));
-  rig = await startRig({
-    appium: {
-      home,
-      args: [
-        "--use-plugins=tapshot",
-        "--plugin-tapshot-provider=ocr",
-        `--plugin-tapshot-storage-dir=${storage}`,
-        "--plugin-tapshot-require-project",
-      ],
-      env: { TAPSHOT_RESULTS_DIR: join(home, "results"), TAPSHOT_RUN_ID: "projects", TAPSHOT_LOG: "silent" },
-    },
-  });
+  server = await startPluginServer({ name: "projects", runId: "projects", args: ["--plugin-tapshot-require-project"] });
+  ({ storage, rig } = server);
 }, 240_000);
 
 afterAll(async () => {
-  await rig?.stop();
-  if (home) await rm(home, { recursive: true, force: true, maxRetries: 5 });
+  await server?.stop();
 }, 60_000);
 
 test("two projects, same prompt, same device model: each learns its own value, then replays it with no model call", async () => {

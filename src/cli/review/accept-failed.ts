@@ -5,6 +5,7 @@
  * refused when what is stored no longer is what it failed against.
  */
 import { promises as fs } from "node:fs";
+import type { CallApi } from "../../core/ground/log.js";
 import { pngSize } from "../../core/pixels/png.js";
 import { BaselineRecordSchema, BaselineValueSchema } from "../../core/store/baseline-record.js";
 import { FORMAT } from "../../core/store/record-format.js";
@@ -34,15 +35,23 @@ export interface RunFailure {
   entry: RunEntry & { key: string };
 }
 
-/** The last failure of each baseline key in `runs` (a retried test fails more than once), and the failed taps. */
+/** The calls whose failed value is learned again (mode update, autoHeal), never accepted from a failure. */
+const RELEARNED: readonly CallApi[] = ["tap", "find", "act"];
+
+/**
+ * The last failure of each baseline key in `runs` (a retried test fails more than once), and the failed
+ * taps, finds and acts. A failed `toSatisfy` is neither: the model judged the statement false, which no
+ * review of a failure changes.
+ */
 export function failuresOf(runs: Run[]): { baselines: RunFailure[]; taps: RunEntry[] } {
   const last = new Map<string, RunFailure>();
   const taps: RunEntry[] = [];
   for (const run of runs) {
     for (const entry of run.entries) {
       if (entry.outcome !== "failed") continue;
-      if (entry.api === "tap") taps.push(entry);
-      else if (entry.key) last.set(entry.key, { run, entry: entry as RunEntry & { key: string } });
+      if (RELEARNED.includes(entry.api)) taps.push(entry);
+      else if (entry.api === "toMatchScreenshot" && entry.key)
+        last.set(entry.key, { run, entry: entry as RunEntry & { key: string } });
     }
   }
   return { baselines: [...last.values()], taps };
@@ -50,16 +59,22 @@ export function failuresOf(runs: Run[]): { baselines: RunFailure[]; taps: RunEnt
 
 /** A failure a run recorded whose line cannot be read, and why; `api` when what is left of the line says. */
 export interface UnreadableFailure {
-  api?: "tap" | "toMatchScreenshot" | "toSatisfy";
+  api?: CallApi;
   why: string;
 }
 
-const API_WORDS = { tap: "tap", toMatchScreenshot: "screenshot", toSatisfy: "toSatisfy" } as const;
+const API_WORDS: Record<CallApi, string> = {
+  tap: "tap",
+  find: "find",
+  act: "act",
+  toMatchScreenshot: "screenshot",
+  toSatisfy: "toSatisfy",
+};
 
 /** The `api` a cut or corrupt calls.jsonl line names, when it still shows one. */
 function apiOfLine(text: string): UnreadableFailure["api"] {
   const api = /"api"\s*:\s*"(\w+)"/.exec(text)?.[1];
-  return api && api in API_WORDS ? (api as keyof typeof API_WORDS) : undefined;
+  return api && api in API_WORDS ? (api as CallApi) : undefined;
 }
 
 /**
@@ -164,9 +179,9 @@ export async function runAcceptFailed(
     }
   }
   const refused = done.filter((d) => d.action === "refused");
-  // A tap or a judgment is never accepted from a failure: only what may be a baseline is one not accepted here.
+  // Only a baseline is accepted from a failure: only a line that may be one is one not accepted here.
   const unreadable = unreadableFailures(runs)
-    .filter((u) => u.api !== "tap" && u.api !== "toSatisfy")
+    .filter((u) => u.api === undefined || u.api === "toMatchScreenshot")
     .map((u) => u.why);
   const ids = runs.map((r) => r.id).join(", ") || "none";
   if (json) {
@@ -189,7 +204,8 @@ export async function runAcceptFailed(
     if (accepted.length) lines.push("Commit the files above.");
     if (taps.length) {
       lines.push(
-        `${taps.length} tap${taps.length === 1 ? "" : "s"} failed too: a tap is not accepted from a failure; ` +
+        `${taps.length} tap, find or act call${taps.length === 1 ? "" : "s"} failed too: these are not accepted ` +
+          `from a failure; ` +
           `rerun with TAPSHOT_MODE=update (or autoHeal) to learn ${taps.length === 1 ? "it" : "them"} again.`,
       );
     }
