@@ -6,6 +6,7 @@
  * a loading state is waited for.
  */
 import { promises as fs } from "node:fs";
+import sharp from "sharp";
 import os from "node:os";
 import path from "node:path";
 import * as android from "../../src/android/index.js";
@@ -321,6 +322,23 @@ describe("ai.act's policy (Android)", () => {
     );
     expect(channel.count()).toBe(0);
   });
+});
+
+test("a typed value never reaches a model as pixels: filled fields are painted grey on every screen sent", async () => {
+  configure({ decide: plan, complete: judge });
+  await android.act(asBrowser(session("android").driver), GOAL, { values: VALUES });
+  const email = new LoginApp("android").widgets().find((w) => w.key === "email")!.rect;
+  const sent = channel.requests.filter(
+    (r) => (r.kind === "decide" || r.kind === "complete") && r.controls.some((c) => c.holds === "email"),
+  ) as AiRequestOf<"decide" | "complete">[];
+  expect(sent.length).toBeGreaterThan(0);
+  for (const request of sent) {
+    const { data, info } = await sharp(Buffer.from(request.screen.data, "base64"))
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const at = ((email.y + (email.height >> 1)) * info.width + email.x + (email.width >> 1)) * info.channels;
+    expect([...data.subarray(at, at + 3)]).toEqual([128, 128, 128]);
+  }
 });
 
 describe("ai.act's records under review, its deadline and its device errors", () => {

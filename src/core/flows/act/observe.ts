@@ -6,6 +6,9 @@ import { createHash } from "node:crypto";
 import { observeControls, type Observation, type ObserveContext } from "../../device/controls.js";
 import { DeviceError } from "../../ground/errors.js";
 import type { RawImage } from "../../pixels/image-decode.js";
+import { encodePng } from "../../pixels/image-encode.js";
+import { fillRects } from "../../pixels/masks.js";
+import { MASK_GREY_BYTE } from "../../pixels/pixel-diff.js";
 import type { Call } from "../../run/call.js";
 import { settledScreenshot } from "../tap/locate.js";
 
@@ -35,6 +38,20 @@ export async function observeNow(call: Call, context: ObserveContext): Promise<O
     );
   }
   return observeControls(reading.elements, context);
+}
+
+/**
+ * The screenshot a model is shown: every observed field that holds text painted grey, so a value the
+ * test typed (an email shown in clear, not only a password's dots) never reaches a model as pixels.
+ */
+export async function screenForModel(seen: Seen): Promise<Buffer> {
+  const filled = seen.observation.controls
+    .filter(({ control }) => control.role === "field" && control.holds !== undefined && control.holds !== "(empty)")
+    .map((c) => c.bounds);
+  if (!filled.length) return seen.png;
+  const raw = { ...seen.raw, data: Buffer.from(seen.raw.data) };
+  fillRects(raw, filled, MASK_GREY_BYTE);
+  return encodePng(raw);
 }
 
 function signatureOf(observation: Observation): string {
