@@ -98,6 +98,14 @@ async function expectNoValues(result: unknown) {
   }
 }
 
+/** The centre of the Android form's email field in `png` is the mask grey: what was typed there is painted over. */
+async function expectGreyAtEmail(png: Buffer): Promise<void> {
+  const email = new LoginApp("android").widgets().find((w) => w.key === "email")!.rect;
+  const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+  const at = ((email.y + (email.height >> 1)) * info.width + email.x + (email.width >> 1)) * info.channels;
+  expect([...data.subarray(at, at + 3)]).toEqual([128, 128, 128]);
+}
+
 /** Where the double's app (`com.example.shop`, docs/storage.md "Projects and apps") keeps its acts. */
 const ACTS = ["_ai_", "apps", "com.example.shop", "acts"];
 
@@ -186,6 +194,11 @@ describe.each(PHONES)("ai.act on $name", ({ name, api }) => {
       /step 4 \(tap "Sign in"\) found no control/,
     );
     expect(channel.count()).toBe(calls);
+    if (name === "android") {
+      // The failure's kept screenshot shows the form after steps 1-3: the typed fields are painted over.
+      const [kept] = (await fs.readdir(resultsDir, { recursive: true })).map(String).filter((f) => f.endsWith(".png"));
+      await expectGreyAtEmail(await fs.readFile(path.join(resultsDir, kept!)));
+    }
 
     const healing = session(name, { signInRenamed: true });
     const healed = await api.act(asBrowser(healing.driver), GOAL, { values: VALUES, autoHeal: true });
@@ -327,18 +340,11 @@ describe("ai.act's policy (Android)", () => {
 test("a typed value never reaches a model as pixels: filled fields are painted grey on every screen sent", async () => {
   configure({ decide: plan, complete: judge });
   await android.act(asBrowser(session("android").driver), GOAL, { values: VALUES });
-  const email = new LoginApp("android").widgets().find((w) => w.key === "email")!.rect;
   const sent = channel.requests.filter(
     (r) => (r.kind === "decide" || r.kind === "complete") && r.controls.some((c) => c.holds === "email"),
   ) as AiRequestOf<"decide" | "complete">[];
   expect(sent.length).toBeGreaterThan(0);
-  for (const request of sent) {
-    const { data, info } = await sharp(Buffer.from(request.screen.data, "base64"))
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    const at = ((email.y + (email.height >> 1)) * info.width + email.x + (email.width >> 1)) * info.channels;
-    expect([...data.subarray(at, at + 3)]).toEqual([128, 128, 128]);
-  }
+  for (const request of sent) await expectGreyAtEmail(Buffer.from(request.screen.data, "base64"));
 });
 
 describe("ai.act's records under review, its deadline and its device errors", () => {

@@ -13,7 +13,7 @@ import type { ActStep } from "../../store/act-record.js";
 import { storedThumb } from "../tap/stored-screen.js";
 import type { ActAttempt, ActParams, ActStepSummary } from "./act-params.js";
 import { actOn, performStep } from "./execute.js";
-import { observeNow, observeScreen, screenForModel, type Seen } from "./observe.js";
+import { observeNow, observeScreen, withFilledFieldsPainted, type Seen } from "./observe.js";
 import { actionKey, pickChoice } from "./policy.js";
 
 /** A goal this likely reached completes the call. */
@@ -90,7 +90,7 @@ export async function decideToGoal(loop: Loop): Promise<void> {
     const answer = await call.ask({
       kind: "decide",
       goal: params.goal,
-      screen: await toAiImage(await screenForModel(seen)),
+      screen: await toAiImage(await withFilledFieldsPainted(seen.png, seen.observation)),
       controls: seen.observation.controls.map((c) => c.control),
       valueNames: params.valueNames,
       history: historyLines(loop),
@@ -212,7 +212,7 @@ async function judgeComplete(loop: Loop, seen: Seen): Promise<Seen | "completed"
     const answer = await call.ask({
       kind: "complete",
       goal: params.goal,
-      screen: await toAiImage(await screenForModel(seen)),
+      screen: await toAiImage(await withFilledFieldsPainted(seen.png, seen.observation)),
       controls: seen.observation.controls.map((c) => c.control),
       history: historyLines(loop),
     });

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { observeControls, type Observation, type ObserveContext } from "../../device/controls.js";
 import { DeviceError } from "../../ground/errors.js";
-import type { RawImage } from "../../pixels/image-decode.js";
+import { decode, type RawImage } from "../../pixels/image-decode.js";
 import { encodePng } from "../../pixels/image-encode.js";
 import { fillRects } from "../../pixels/masks.js";
 import { MASK_GREY_BYTE } from "../../pixels/pixel-diff.js";
@@ -41,15 +41,16 @@ export async function observeNow(call: Call, context: ObserveContext): Promise<O
 }
 
 /**
- * The screenshot a model is shown: every observed field that holds text painted grey, so a value the
- * test typed (an email shown in clear, not only a password's dots) never reaches a model as pixels.
+ * `png` with every observed field that holds text painted grey: what a model is shown and what a
+ * failure keeps, so a value the test typed (an email shown in clear, not only a password's dots) never
+ * leaves the device as pixels.
  */
-export async function screenForModel(seen: Seen): Promise<Buffer> {
-  const filled = seen.observation.controls
+export async function withFilledFieldsPainted(png: Buffer, observation: Observation): Promise<Buffer> {
+  const filled = observation.controls
     .filter(({ control }) => control.role === "field" && control.holds !== undefined && control.holds !== "(empty)")
     .map((c) => c.bounds);
-  if (!filled.length) return seen.png;
-  const raw = { ...seen.raw, data: Buffer.from(seen.raw.data) };
+  if (!filled.length) return png;
+  const raw = await decode(png);
   fillRects(raw, filled, MASK_GREY_BYTE);
   return encodePng(raw);
 }

@@ -18,7 +18,7 @@ import { settledScreenIsFinal } from "../tap/stored-screen.js";
 import type { ActDone } from "./act-params.js";
 import { actOn, describeStep, performStep, type ActOn } from "./execute.js";
 import { attempt, findOption, observeContext, type DoneStep, type Loop } from "./learn.js";
-import { observeNow } from "./observe.js";
+import { observeNow, withFilledFieldsPainted } from "./observe.js";
 import { cropOf } from "./sheet.js";
 
 /** A replayed step whose control was not found. */
@@ -118,7 +118,10 @@ async function findStepControl(
     `step ${loop.steps.length + 1} (${describeStep(step, control.label)}) found no control with its identity ` +
     `(${identityKey(control.identity)}) nor its crop on the screen` +
     describeEnd(polled.ended, DEFAULT_SETTLE.tap, "waited" in polled ? polled.waited : undefined);
-  return { mismatch: { text, healable: true, ended: polled.ended, screenshot: polled.png } };
+  // The failure's screenshot is kept for review: the fields typed into so far are painted over.
+  const observation = await observeNow(call, observeContext(loop)).catch(() => undefined);
+  const screenshot = observation ? await withFilledFieldsPainted(polled.png, observation) : polled.png;
+  return { mismatch: { text, healable: true, ended: polled.ended, screenshot } };
 }
 
 /** How far (in tap units) a control found by its identity may lie from its stored point and still be "in place". */
