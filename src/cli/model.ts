@@ -102,15 +102,41 @@ export interface StoreModel {
 const IMAGE_SUFFIXES = [".previous.png", ".png"];
 
 /**
+ * Where each kind's records lie in a scope's folder (`<folder>/<platform>/…`, four parts), the schema
+ * they are read with and which part of the key names the device. A locator (`find`) is a tap record of
+ * its own kind and folder: listed, shown and reviewed as taps are.
+ */
+const RECORD_FOLDERS = {
+  taps: { schema: TapRecordSchema, devicePart: 2 },
+  locators: { schema: TapRecordSchema, devicePart: 2 },
+  screenshots: { schema: BaselineRecordSchema, devicePart: 3 },
+  judgments: { schema: JudgmentRecordSchema, devicePart: 2 },
+  acts: { schema: ActRecordSchema, devicePart: 3 },
+} as const;
+
+const MISPLACED =
+  "not where a record belongs: use taps/<platform>/<device>/<prompt>.json, " +
+  "locators/<platform>/<device>/<description>.json, screenshots/<platform>/<name>/<device>.json, " +
+  "judgments/<platform>/<device>/<statement>.json or acts/<platform>/<goal>/<device>.json, " +
+  "each optionally under projects/<project>/ and apps/<app>/";
+
+/** What reading the store needs for each record: its keys, the recorded use and where its files are. */
+interface ReadContext {
+  store: Store;
+  keys: string[];
+  calls: ReturnType<typeof indexCalls>;
+  file: (key: string) => string;
+}
+
+/**
  * Read every record under the store's `_ai_/` (a storage folder's path is a FileStore); `runs` supply
  * recorded use beside modification times.
  */
 export async function readStoreModel(source: Store | string, runs: Run[] = []): Promise<StoreModel> {
   const store = typeof source === "string" ? new FileStore(source) : source;
   const scan = store instanceof FileStore ? await store.scan("") : { keys: await store.list(""), skipped: [] };
-  const keys = scan.keys;
-  const calls = indexCalls(runs);
   const root = store instanceof FileStore ? store.root : store.location;
+  const file = (key: string) => (store instanceof FileStore ? path.join(root, ...key.split("/")) : `${root}/${key}`);
   const model: StoreModel = {
     store,
     root,
@@ -121,86 +147,91 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
     // Links below _ai_/ are never followed: they are shown as invalid, so prune never reaches through them.
     invalid: [...scan.skipped],
   };
-  const file = (key: string) => (store instanceof FileStore ? path.join(root, ...key.split("/")) : `${root}/${key}`);
-  const recordKeys = new Set(keys.filter((k) => k.endsWith(".json")).map((k) => k.slice(0, -".json".length)));
-
+  const context: ReadContext = { store, keys: scan.keys, calls: indexCalls(runs), file };
+  const recordKeys = new Set(scan.keys.filter((k) => k.endsWith(".json")).map((k) => k.slice(0, -".json".length)));
   for (const key of recordKeys) {
-    const scoped = parseScopedKey(key);
-    const parts = scoped.inner.split("/");
-    const invalid = (problem: string) => model.invalid.push({ key: `${key}.json`, file: file(`${key}.json`), problem });
-    const platform = PlatformSchema.safeParse(parts[1]);
-    // A locator (`find`) is a tap record of its own kind and folder: listed, shown and reviewed as taps are.
-    const isTap = (parts[0] === "taps" || parts[0] === "locators") && parts.length === 4;
-    const isBaseline = parts[0] === "screenshots" && parts.length === 4;
-    const isJudgment = parts[0] === "judgments" && parts.length === 4;
-    const isAct = parts[0] === "acts" && parts.length === 4;
-    if ((!isTap && !isBaseline && !isJudgment && !isAct) || !platform.success) {
-      invalid(
-        "not where a record belongs: use taps/<platform>/<device>/<prompt>.json, " +
-          "locators/<platform>/<device>/<description>.json, screenshots/<platform>/<name>/<device>.json, " +
-          "judgments/<platform>/<device>/<statement>.json or acts/<platform>/<goal>/<device>.json, " +
-          "each optionally under projects/<project>/ and apps/<app>/",
-      );
-      continue;
-    }
-    let stored;
-    try {
-      stored = isTap
-        ? await readRecord(store, key, TapRecordSchema)
-        : isAct
-          ? await readRecord(store, key, ActRecordSchema)
-          : isJudgment
-            ? await readRecord(store, key, JudgmentRecordSchema)
-            : await readRecord(store, key, BaselineRecordSchema);
-    } catch (error) {
-      invalid((error as Error).message);
-      continue;
-    }
-    if (!stored) continue; // removed while listing
-    const record = stored.record;
-    const device = isBaseline || isAct ? parts[3]! : parts[2]!;
-    const subject =
-      "crop" in record
-        ? record.prompt
-        : record.kind === "judgment"
-          ? record.statement
-          : record.kind === "act"
-            ? record.goal
-            : record.name;
-    const modifiedAt = (await store.modifiedAt(`${key}.json`)) ?? new Date(record.storedAt);
-    const hasPrevious = record.previous !== undefined && keys.includes(`${key}.previous.png`);
-    const base = {
-      key,
-      platform: platform.data,
-      device,
-      ...(scoped.project ? { project: scoped.project } : {}),
-      ...(scoped.app ? { app: scoped.app } : {}),
-      subject,
-      files: {
-        json: file(`${key}.json`),
-        image: file(`${key}.png`),
-        ...(hasPrevious ? { previousImage: file(`${key}.previous.png`) } : {}),
-      },
-      modifiedAt,
-      lastUsed: lastUsed(calls, { key, kind: "crop" in record ? "tap" : record.kind, device, subject, modifiedAt }),
-      ...(record.previous ? { healedAt: record.storedAt } : {}),
-    };
-    if ("crop" in record) model.taps.push({ ...base, kind: "tap", record });
-    else if (record.kind === "judgment") model.judgments.push({ ...base, kind: "judgment", record });
-    else if (record.kind === "act") model.acts.push({ ...base, kind: "act", record });
-    else model.baselines.push({ ...base, kind: "baseline", record });
+    const read = await readEntry(key, context);
+    if (read === undefined) continue; // removed while listing
+    if ("problem" in read) model.invalid.push({ key: `${key}.json`, file: file(`${key}.json`), problem: read.problem });
+    else addEntry(model, read);
   }
+  model.invalid.push(...strayFiles(scan.keys, recordKeys, file));
+  sortModel(model);
+  return model;
+}
 
+/** The entry of the record at `key` (without `.json`), why it is invalid, or `undefined` when it is gone. */
+async function readEntry(key: string, context: ReadContext): Promise<StoreEntry | { problem: string } | undefined> {
+  const { store, keys, calls, file } = context;
+  const scoped = parseScopedKey(key);
+  const parts = scoped.inner.split("/");
+  const place = parts.length === 4 ? RECORD_FOLDERS[parts[0] as keyof typeof RECORD_FOLDERS] : undefined;
+  const platform = PlatformSchema.safeParse(parts[1]);
+  if (!place || !platform.success) return { problem: MISPLACED };
+  let stored;
+  try {
+    stored = await readRecord(store, key, place.schema as typeof TapRecordSchema | typeof BaselineRecordSchema);
+  } catch (error) {
+    return { problem: (error as Error).message };
+  }
+  if (!stored) return undefined;
+  const record = stored.record as TapRecord | BaselineRecord | JudgmentRecord | ActRecord;
+  const device = parts[place.devicePart]!;
+  const subject = subjectOf(record);
+  const modifiedAt = (await store.modifiedAt(`${key}.json`)) ?? new Date(record.storedAt);
+  const hasPrevious = record.previous !== undefined && keys.includes(`${key}.previous.png`);
+  const kind = "crop" in record ? "tap" : record.kind;
+  return {
+    key,
+    platform: platform.data,
+    device,
+    ...(scoped.project ? { project: scoped.project } : {}),
+    ...(scoped.app ? { app: scoped.app } : {}),
+    subject,
+    files: {
+      json: file(`${key}.json`),
+      image: file(`${key}.png`),
+      ...(hasPrevious ? { previousImage: file(`${key}.previous.png`) } : {}),
+    },
+    modifiedAt,
+    lastUsed: lastUsed(calls, { key, kind, device, subject, modifiedAt }),
+    ...(record.previous ? { healedAt: record.storedAt } : {}),
+    kind,
+    record,
+  } as StoreEntry;
+}
+
+/** What a record is about: a tap's prompt, a judgment's statement, an act's goal, a baseline's name. */
+function subjectOf(record: TapRecord | BaselineRecord | JudgmentRecord | ActRecord): string {
+  if ("crop" in record) return record.prompt;
+  if (record.kind === "judgment") return record.statement;
+  return record.kind === "act" ? record.goal : record.name;
+}
+
+function addEntry(model: StoreModel, entry: StoreEntry): void {
+  if (entry.kind === "tap") model.taps.push(entry);
+  else if (entry.kind === "judgment") model.judgments.push(entry);
+  else if (entry.kind === "act") model.acts.push(entry);
+  else model.baselines.push(entry);
+}
+
+/** Files that are no record's: an image whose `.json` is missing, or anything tapshot does not write. */
+function strayFiles(keys: string[], recordKeys: Set<string>, file: (key: string) => string): InvalidEntry[] {
+  const stray: InvalidEntry[] = [];
   for (const key of keys) {
     if (key.endsWith(".json")) continue;
     const suffix = IMAGE_SUFFIXES.find((s) => key.endsWith(s));
     if (suffix && recordKeys.has(key.slice(0, -suffix.length))) continue;
-    model.invalid.push({
+    stray.push({
       key,
       file: file(key),
       problem: suffix ? "an image without its .json record (left by an interrupted write?)" : "not a tapshot file",
     });
   }
+  return stray;
+}
+
+function sortModel(model: StoreModel): void {
   const order = (a: StoreEntry, b: StoreEntry) =>
     whereOf(a).localeCompare(whereOf(b)) ||
     a.platform.localeCompare(b.platform) ||
@@ -211,7 +242,6 @@ export async function readStoreModel(source: Store | string, runs: Run[] = []): 
   model.judgments.sort(order);
   model.acts.sort(order);
   model.invalid.sort((a, b) => a.key.localeCompare(b.key));
-  return model;
 }
 
 /** All records: taps, baselines, judgments, then acts. */
