@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import type { Config } from "jest";
 
 const config: Config = {
@@ -14,6 +15,9 @@ const config: Config = {
   },
   testMatch: ["<rootDir>/tests/**/*.test.ts"],
   testTimeout: 60_000,
+  // Most test files wait on a device, settle timers or child processes rather than compute: on a 2-core
+  // machine two run at once (Jest's default, one less than the cores, would run one at a time).
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   reporters: ["default", "<rootDir>/tests/support/summary-reporter.cjs"],
 };
 

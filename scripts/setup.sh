@@ -66,4 +66,10 @@ if [ -z "$browser_major" ] || [ "$browser_major" != "$driver_major" ]; then
   echo "must be the same major version. Update both: sudo apt-get install -y chromium chromium-driver" >&2
   exit 1
 fi
+# Appium writes the extensions it finds in the project (node_modules/.cache/appium) on its first start; write that
+# cache now, so the test files that start Appium servers at the same time only read it.
+if ! APPIUM_HOME="$PWD" node node_modules/appium/index.js driver list --installed >/dev/null 2>&1; then
+  echo "Appium could not list the project's drivers: run 'APPIUM_HOME=$PWD npx appium driver list --installed'." >&2
+  exit 1
+fi
 echo "Appium rig ready: chromium $browser_major at $chromium_bin, chromedriver at $chromedriver_bin."
