@@ -7,21 +7,13 @@
  * client's "no such element" for an element that is not there.
  * Needs dist/ (`npm run build`): Appium loads the package's built `main`.
  */
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { PROJECT_ROOT } from "../../rig/appium.js";
-import { freePort } from "../../rig/ports.js";
-import { capabilitiesFor, galaxyS23, pixel7, type PhoneProfile } from "../../rig/profiles.js";
+import { galaxyS23, pixel7, type PhoneProfile } from "../../rig/profiles.js";
 import type { Rig, RigSession } from "../../rig/session.js";
-import { startPluginServer, type PluginServer } from "../support/plugin-server.js";
+import { runPythonClient, startPluginServer, type PluginServer } from "../support/plugin-server.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
 
-const run = promisify(execFile);
-/** Debian's interpreter, where python3-selenium is installed (scripts/setup.sh). */
-const PYTHON = process.env.TAPSHOT_PYTHON || "/usr/bin/python3";
 const FIELD = 'the "Promo code" field';
 const BUTTON = 'the "Apply" button';
 const MISSING = 'the "Gift wrapping" button';
@@ -32,6 +24,16 @@ let storage: string;
 let results: string;
 let rig: Rig;
 let phone: RigSession;
+
+/** What tests/plugin/python_find.py prints. */
+interface FindReport {
+  typed: string;
+  tag: string;
+  result: string;
+  elements: number;
+  missing: { raised: boolean; type: string; message: string };
+  missing_elements: number;
+}
 
 function tapshotCaps(profile: PhoneProfile) {
   return { "tapshot:target": profile.target };
@@ -108,34 +110,20 @@ test("WebdriverIO: an element that is not there is W3C no such element with taps
 
 test("python3-selenium: find_element('-tapshot', ...) answers an element send_keys, click and text work on", async () => {
   const profile = galaxyS23;
-  const userDataDir = await mkdtemp(join(tmpdir(), "tapshot-find-python-"));
-  try {
-    const { "wdio:enforceWebDriverClassic": _wdio, ...caps } = capabilitiesFor(profile, {
-      chromedriverPort: await freePort(),
-      userDataDir,
-    }) as Record<string, unknown>;
-    void _wdio;
-    const page = rig.demo.pageUrl("promo", { seed: 3, bars: { ...profile.bars, platform: profile.platform } });
-    const script = join(PROJECT_ROOT, "tests/plugin/python_find.py");
-    const { stdout } = await run(
-      PYTHON,
-      [script, rig.appium.url, JSON.stringify({ ...caps, ...tapshotCaps(profile) }), page],
-      { timeout: 240_000 },
-    ).catch((error: Error & { stderr?: string }) => {
-      throw new Error(
-        `${PYTHON} ${script} failed (python3-selenium comes from scripts/setup.sh): ${error.message}\n${error.stderr ?? ""}`,
-      );
-    });
-    const report = JSON.parse(stdout.trim().split("\n").at(-1)!);
-    expect(report).toMatchObject({ typed: "SAVE10", tag: "input", result: "Applied: TAKE5", elements: 1 });
-    expect(report.missing).toMatchObject({ raised: true, type: "NoSuchElementException" });
-    expect(report.missing.message).toContain(MISSING);
-    expect(report.missing_elements).toBe(0);
-    const device = (await serverCalls()).filter((c) => c.api === "find" && c.device.startsWith("samsung"));
-    const field = device.filter((c) => c.prompt === FIELD).map((c) => [c.outcome, c.aiCalls > 0]);
-    expect(field[0]).toEqual(["learned", true]);
-    expect(field.slice(1).every(([outcome, asked]) => outcome === "replayed" && !asked)).toBe(true);
-  } finally {
-    await rm(userDataDir, { recursive: true, force: true, maxRetries: 5 });
-  }
+  const page = rig.demo.pageUrl("promo", { seed: 3, bars: { ...profile.bars, platform: profile.platform } });
+  const report = await runPythonClient<FindReport>(server, {
+    script: "python_find.py",
+    profile,
+    capabilities: tapshotCaps(profile),
+    page,
+    timeout: 240_000,
+  });
+  expect(report).toMatchObject({ typed: "SAVE10", tag: "input", result: "Applied: TAKE5", elements: 1 });
+  expect(report.missing).toMatchObject({ raised: true, type: "NoSuchElementException" });
+  expect(report.missing.message).toContain(MISSING);
+  expect(report.missing_elements).toBe(0);
+  const device = (await serverCalls()).filter((c) => c.api === "find" && c.device.startsWith("samsung"));
+  const field = device.filter((c) => c.prompt === FIELD).map((c) => [c.outcome, c.aiCalls > 0]);
+  expect(field[0]).toEqual(["learned", true]);
+  expect(field.slice(1).every(([outcome, asked]) => outcome === "replayed" && !asked)).toBe(true);
 }, 300_000);

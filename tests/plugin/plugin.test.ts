@@ -9,22 +9,17 @@
  * (`--plugin-tapshot-provider=ocr`).
  * Needs dist/ (`npm run build`): Appium loads the package's built `main`.
  */
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { PROJECT_ROOT } from "../../rig/appium.js";
 import { freePort } from "../../rig/ports.js";
 import { capabilitiesFor, galaxyS23, pixel7, type PhoneProfile } from "../../rig/profiles.js";
 import type { Rig, RigSession } from "../../rig/session.js";
-import { startPluginServer, type PluginServer } from "../support/plugin-server.js";
+import { runPythonClient, startPluginServer, type PluginServer } from "../support/plugin-server.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
 import { remote } from "webdriverio";
 
-const run = promisify(execFile);
-/** Debian's interpreter, where python3-selenium is installed (scripts/setup.sh). */
-const PYTHON = process.env.TAPSHOT_PYTHON || "/usr/bin/python3";
 const CHECKOUT = 'the "Checkout" button';
 const MISSING = 'the "Gift wrapping" button';
 
@@ -47,6 +42,15 @@ async function executeOnWire(session: RigSession, script: string, params: object
 }
 
 /** The capabilities of a rig phone session plus the plugin's own. */
+/** What tests/plugin/python_client.py prints. */
+interface ClientReport {
+  learn: { outcome: string; point: unknown };
+  after_learn: string;
+  replay: unknown;
+  after_replay: string;
+  missing: { raised: boolean; type: string; stacktrace_first: string; message: string };
+}
+
 function tapshotCaps(profile: PhoneProfile, mode?: "auto" | "replay") {
   return { "tapshot:target": profile.target, ...(mode ? { "tapshot:mode": mode } : {}) };
 }
@@ -224,44 +228,29 @@ test("tapshot:mode replay on one session fails a call with nothing stored, askin
 
 test("python3-selenium, a foreign W3C client, learns, replays and gets tapshot's error", async () => {
   const profile = galaxyS23;
-  const userDataDir = await mkdtemp(join(tmpdir(), "tapshot-plugin-python-"));
-  try {
-    // The rig's Chromium capabilities, without WebdriverIO's own `wdio:` key.
-    const { "wdio:enforceWebDriverClassic": _wdio, ...caps } = capabilitiesFor(profile, {
-      chromedriverPort: await freePort(),
-      userDataDir,
-    }) as Record<string, unknown>;
-    void _wdio;
-    const cart = rig.demo.pageUrl("cart", {
-      variant: "default",
-      seed: 3,
-      bars: { ...profile.bars, platform: profile.platform },
-    });
-    const script = join(PROJECT_ROOT, "tests/plugin/python_client.py");
-    const { stdout } = await run(
-      PYTHON,
-      [script, rig.appium.url, JSON.stringify({ ...caps, ...tapshotCaps(profile) }), cart],
-      { timeout: 120_000 },
-    ).catch((error: Error & { stderr?: string }) => {
-      throw new Error(
-        `${PYTHON} ${script} failed (python3-selenium comes from scripts/setup.sh): ${error.message}\n${error.stderr ?? ""}`,
-      );
-    });
-    const report = JSON.parse(stdout.trim().split("\n").at(-1)!);
-    expect(report.learn.outcome).toBe("learned");
-    expect(report.after_learn).toBe("checkout");
-    expect(report.replay).toEqual({ outcome: "replayed", point: report.learn.point, aiCalls: 0 });
-    expect(report.after_replay).toBe("checkout");
-    expect(report.missing).toMatchObject({
-      raised: true,
-      type: "WebDriverException",
-      stacktrace_first: "tapshot-error-code: not-found",
-    });
-    expect(report.missing.message).toContain(MISSING);
-    expect(report.missing.message).not.toMatch(/unknown server-side error/);
-  } finally {
-    await rm(userDataDir, { recursive: true, force: true, maxRetries: 5 });
-  }
+  const cart = rig.demo.pageUrl("cart", {
+    variant: "default",
+    seed: 3,
+    bars: { ...profile.bars, platform: profile.platform },
+  });
+  const report = await runPythonClient<ClientReport>(server, {
+    script: "python_client.py",
+    profile,
+    capabilities: tapshotCaps(profile),
+    page: cart,
+    timeout: 120_000,
+  });
+  expect(report.learn.outcome).toBe("learned");
+  expect(report.after_learn).toBe("checkout");
+  expect(report.replay).toEqual({ outcome: "replayed", point: report.learn.point, aiCalls: 0 });
+  expect(report.after_replay).toBe("checkout");
+  expect(report.missing).toMatchObject({
+    raised: true,
+    type: "WebDriverException",
+    stacktrace_first: "tapshot-error-code: not-found",
+  });
+  expect(report.missing.message).toContain(MISSING);
+  expect(report.missing.message).not.toMatch(/unknown server-side error/);
 }, 150_000);
 
 test("WebdriverIO 9 with default options: executeScript reaches the plugin, and a failing call runs once", async () => {
