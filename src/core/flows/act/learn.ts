@@ -90,7 +90,7 @@ export async function decideToGoal(loop: Loop): Promise<void> {
     const answer = await call.ask({
       kind: "decide",
       goal: params.goal,
-      screen: await toAiImage(await withFilledFieldsPainted(seen.png, seen.observation)),
+      screen: await toAiImage(await withFilledFieldsPainted(seen, seen.observation)),
       controls: seen.observation.controls.map((c) => c.control),
       valueNames: params.valueNames,
       history: historyLines(loop),
@@ -212,7 +212,7 @@ async function judgeComplete(loop: Loop, seen: Seen): Promise<Seen | "completed"
     const answer = await call.ask({
       kind: "complete",
       goal: params.goal,
-      screen: await toAiImage(await withFilledFieldsPainted(seen.png, seen.observation)),
+      screen: await toAiImage(await withFilledFieldsPainted(seen, seen.observation)),
       controls: seen.observation.controls.map((c) => c.control),
       history: historyLines(loop),
     });

@@ -45,12 +45,16 @@ export async function observeNow(call: Call, context: ObserveContext): Promise<O
  * failure keeps, so a value the test typed (an email shown in clear, not only a password's dots) never
  * leaves the device as pixels.
  */
-export async function withFilledFieldsPainted(png: Buffer, observation: Observation): Promise<Buffer> {
+export async function withFilledFieldsPainted(
+  shot: { png: Buffer; raw?: RawImage },
+  observation: Observation,
+): Promise<Buffer> {
   const filled = observation.controls
     .filter(({ control }) => control.role === "field" && control.holds !== undefined && control.holds !== "(empty)")
     .map((c) => c.bounds);
-  if (!filled.length) return png;
-  const raw = await decode(png);
+  if (!filled.length) return shot.png;
+  // A copy: the look's own pixels stay as the screen showed them (crops and thumbnails are cut from them).
+  const raw = shot.raw ? { ...shot.raw, data: Buffer.from(shot.raw.data) } : await decode(shot.png);
   fillRects(raw, filled, MASK_GREY_BYTE);
   return encodePng(raw);
 }

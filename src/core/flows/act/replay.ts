@@ -120,7 +120,7 @@ async function findStepControl(
     describeEnd(polled.ended, DEFAULT_SETTLE.tap, "waited" in polled ? polled.waited : undefined);
   // The failure's screenshot is kept for review: the fields typed into so far are painted over.
   const observation = await observeNow(call, observeContext(loop)).catch(() => undefined);
-  const screenshot = observation ? await withFilledFieldsPainted(polled.png, observation) : polled.png;
+  const screenshot = observation ? await withFilledFieldsPainted({ png: polled.png }, observation) : polled.png;
   return { mismatch: { text, healable: true, ended: polled.ended, screenshot } };
 }
 
