@@ -323,7 +323,10 @@ export async function domPageSource(driver: Browser, platform: "android" | "ios"
         const field = kind === "field" ? (el as HTMLInputElement) : null;
         const select = el instanceof HTMLSelectElement ? el : null;
         const toggle = kind === "switch" || kind === "checkbox" || kind === "radio";
-        const text = field ? field.value : select ? (select.selectedOptions[0]?.text ?? "").trim() : ownText(el);
+        // A password field's text is dots in the drivers' page sources (Android's PasswordTransformationMethod in
+        // UiAutomator2's `text`, XCUITest's SecureTextField `value`): the typed password is never in the source.
+        const typed = field && inputType(el) === "password" ? "\u2022".repeat(field.value.length) : field?.value;
+        const text = field ? typed! : select ? (select.selectedOptions[0]?.text ?? "").trim() : ownText(el);
         const shown = el.checkVisibility({ visibilityProperty: true });
         const enabled = !(el as HTMLButtonElement).disabled && el.getAttribute("aria-disabled") !== "true";
         const placeholder = field?.placeholder ?? "";
@@ -346,7 +349,7 @@ export async function domPageSource(driver: Browser, platform: "android" | "ios"
           field && inputType(el) === "password"
             ? "XCUIElementTypeSecureTextField"
             : (IOS[kind] ?? (text ? "XCUIElementTypeStaticText" : "XCUIElementTypeOther"));
-        const value = field ? field.value || placeholder : toggle ? (isChecked(el) ? "1" : "0") : select ? text : "";
+        const value = field ? typed || placeholder : toggle ? (isChecked(el) ? "1" : "0") : select ? text : "";
         const extra = field ? ` placeholderValue="${esc(placeholder)}"` : "";
         return (
           `<${type} type="${type}" name="${esc(id)}" label="${esc(field || toggle || select ? label : label || text)}" ` +

@@ -113,6 +113,8 @@ export interface Rig {
 /** What a test adds to a session's capabilities (a plugin's own, e.g. `tapshot:mode`). */
 export interface SessionExtras {
   capabilities?: Record<string, unknown>;
+  /** WebdriverIO's log level for the session; default `warn` (the testrunner's own default is `info`). */
+  logLevel?: "trace" | "debug" | "info" | "warn" | "error" | "silent";
 }
 
 /** Profiles of open sessions by driver, for {@link rigTarget}. */
@@ -219,7 +221,7 @@ export async function openRigSession(
         ...capabilitiesFor(profile, { chromedriverPort: await freePort(), userDataDir }),
         ...extras.capabilities,
       } as WebdriverIO.Capabilities,
-      logLevel: "warn",
+      logLevel: extras.logLevel ?? "warn",
       connectionRetryCount: 0,
       connectionRetryTimeout: 90_000,
     });

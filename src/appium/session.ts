@@ -28,8 +28,13 @@ export type AppiumSession = Pick<
   getActiveElement?: () => Promise<unknown>;
   /** W3C Element Clear. */
   elementClear?: (elementId: string) => Promise<unknown>;
-  /** W3C Element Send Keys. */
+  /** W3C Element Send Keys (keys tapshot presses; values go through `$(…).addValue(text, { mask: true })`). */
   elementSendKeys?: (elementId: string, text: string) => Promise<unknown>;
+  /**
+   * Element Send Keys of a secret, where the session is no WebdriverIO client (the plugin inside
+   * Appium): the command runs marked sensitive, so Appium's log masks its body.
+   */
+  sendSecretKeys?: (elementId: string, text: string) => Promise<unknown>;
   /** W3C Back (Android's Back key). */
   back?: () => Promise<unknown>;
 };

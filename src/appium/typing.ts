@@ -5,9 +5,16 @@
  * into with W3C Element Clear and Element Send Keys. Enter is UiAutomator2's `mobile: pressKey`
  * (Android KeyEvent.KEYCODE_ENTER 66, KEYCODE_TAB 61) and a typed "\n" on XCUITest; Back is
  * W3C Back on Android, which iOS has no equivalent of.
+ *
+ * A value is sent masked: through WebdriverIO's `addValue(text, { mask: true })`, which logs
+ * `**MASKED**` and sends Appium's `x-appium-is-sensitive: true` header so that Appium's server log
+ * masks the body too (webdriver.io/docs/security); inside Appium (the plugin) the session's own
+ * `sendSecretKeys` marks the command sensitive for Appium's logger.
  */
 import type { Platform, PressKey } from "../core/device/description.js";
 import { DeviceError } from "../core/ground/errors.js";
+import { scrubLiterals } from "../core/ground/literal-scrub.js";
+import { redact } from "../core/ground/secrets.js";
 import { reason } from "./readings.js";
 import type { AppiumSession } from "./session.js";
 import { W3C_ELEMENT_KEY } from "./element-at.js";
@@ -31,18 +38,39 @@ async function activeElement(driver: AppiumSession, what: string): Promise<strin
   return id;
 }
 
-/** A driver's error without the typed text in it: a driver may echo the keys it was sent. */
+/**
+ * A driver's error without the typed text in it: a driver may echo the keys it was sent
+ * (appium-uiautomator2-server: "Cannot set the element to '<text>'"). Scrubbed whole, before
+ * {@link reason} cuts it to a line.
+ */
 function withoutText(error: unknown, text: string): string {
-  const line = reason(error);
-  return text ? line.split(text).join("[value]") : line;
+  const message = error instanceof Error ? error.message : String(error);
+  const scrubbed = redact(scrubLiterals(message, text ? [{ text, replacement: "[value]" }] : []));
+  return reason(new Error(scrubbed));
 }
 
-/** Clear the focused field and type `text` into it. The text appears in no error. */
+/** Element Send Keys of a value, masked in the client's and Appium's logs. */
+async function sendMasked(driver: AppiumSession, id: string, text: string): Promise<void> {
+  if (typeof driver.sendSecretKeys === "function") {
+    await driver.sendSecretKeys(id, text);
+    return;
+  }
+  if (typeof driver.$ !== "function") {
+    throw new DeviceError(
+      "Typing a value needs the session's $ (WebdriverIO's element API), which masks the value in the logs; " +
+        "pass the WebdriverIO Browser of your test.",
+    );
+  }
+  const element = await driver.$({ [W3C_ELEMENT_KEY]: id } as never);
+  await element.addValue(text, { mask: true });
+}
+
+/** Clear the focused field and type `text` into it, masked in every log. The text appears in no error. */
 export async function typeIntoFocused(driver: AppiumSession, text: string): Promise<void> {
   const id = await activeElement(driver, "Typing a value");
   try {
     await driver.elementClear!(id);
-    await driver.elementSendKeys!(id, text);
+    await sendMasked(driver, id, text);
   } catch (error) {
     throw new DeviceError(`Typing a value into the focused field failed: ${withoutText(error, text)}`);
   }

@@ -17,6 +17,7 @@ import { DeviceError, InputError } from "../core/ground/errors.js";
 import type { AppiumSession } from "../appium/index.js";
 import { W3C_ELEMENT_KEY } from "../appium/element-at.js";
 import { locatorOf } from "./locators.js";
+import { asSensitive } from "./plugin-base.js";
 
 /** The part of an Appium 3 driver instance (a `BaseDriver` subclass) the plugin calls. */
 export interface AppiumDriver {
@@ -165,7 +166,8 @@ function buildSession(driver: AppiumDriver): AppiumSession {
 /**
  * What `ai.act` types and presses with (src/appium/typing.ts), over the W3C routes of
  * @appium/base-driver's protocol/routes/w3c.js and the command each maps to. The typed text goes
- * to the driver only; it is in no error of this file.
+ * to the driver only; it is in no error of this file, and `sendSecretKeys` runs marked sensitive, so
+ * Appium's log masks the body it proxies.
  */
 function typingCommands(driver: AppiumDriver) {
   const element = (id: string) => `/element/${encodeURIComponent(id)}`;
@@ -181,6 +183,16 @@ function typingCommands(driver: AppiumDriver) {
         method: "setValue",
         args: [text, id],
       }),
+    sendSecretKeys: (id: string, text: string) =>
+      asSensitive(() =>
+        send<unknown>(driver, {
+          verb: "POST",
+          path: `${element(id)}/value`,
+          body: { text },
+          method: "setValue",
+          args: [text, id],
+        }),
+      ),
     back: () => send<unknown>(driver, { verb: "POST", path: "/back", body: {}, method: "back" }),
   };
 }

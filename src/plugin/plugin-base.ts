@@ -95,3 +95,39 @@ function defaultRequirers(): Requirer[] {
 
 /** The base the plugin extends in this process. */
 export const PLUGIN_BASE: LoadedBase = loadPluginBase();
+
+/** The part of `@appium/logger`'s process-wide log the plugin uses: its public `asyncStorage` getter. */
+interface AppiumLog {
+  asyncStorage: { getStore(): Record<string, unknown> | undefined; run<T>(store: object, work: () => T): T };
+}
+
+let appiumLog: AppiumLog | null | undefined;
+
+/** Appium's log (`@appium/logger`, found from appium's own folder), or null where appium is not installed. */
+function loadAppiumLog(requirers: Requirer[] = defaultRequirers()): AppiumLog | null {
+  for (const require of requirers) {
+    try {
+      const appiumDir = (require as NodeJS.Require).resolve?.("appium/package.json");
+      if (!appiumDir) continue;
+      const loaded = createRequire(appiumDir)("@appium/logger") as { default?: unknown; log?: unknown };
+      const log = (loaded.default ?? loaded.log) as Partial<AppiumLog> | undefined;
+      if (typeof log?.asyncStorage?.run === "function") return log as AppiumLog;
+    } catch {
+      // Not this requirer's appium: try the next.
+    }
+  }
+  return null;
+}
+
+/**
+ * Run `work` as Appium runs a request that came with `x-appium-is-sensitive: true`
+ * (@appium/base-driver express/middleware.js handleLogContext): every argument Appium's code logs
+ * through `markSensitive` (the proxy's request bodies among them) is masked. Without appium
+ * (the plugin's stand-in base) there is no Appium log to mask, and `work` runs as it is.
+ */
+export function asSensitive<T>(work: () => Promise<T>): Promise<T> {
+  if (appiumLog === undefined) appiumLog = loadAppiumLog();
+  if (!appiumLog) return work();
+  const store = appiumLog.asyncStorage.getStore() ?? {};
+  return appiumLog.asyncStorage.run({ ...store, isSensitive: true }, work);
+}

@@ -503,8 +503,17 @@ describe("temp files a killed run left behind", () => {
     const exited = new Promise<NodeJS.Signals | null>((resolve) =>
       revert.on("exit", (_code, signal) => resolve(signal)),
     );
-    const previousImages = async () =>
-      (await fs.readdir(store.root, { recursive: true })).filter((f) => f.endsWith(".previous.png")).length;
+    // The running revert removes lock and record folders while the scan walks them: a folder gone between
+    // listing and reading it (ENOENT) is a scan to do again, not a failure.
+    const previousImages = async (): Promise<number> => {
+      for (;;) {
+        try {
+          return (await fs.readdir(store.root, { recursive: true })).filter((f) => f.endsWith(".previous.png")).length;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        }
+      }
+    };
     while ((await previousImages()) === 40) await new Promise((r) => setTimeout(r, 1));
     revert.kill("SIGKILL");
     expect(await exited).toBe("SIGKILL");

@@ -20,6 +20,7 @@ import { androidAdapter } from "../../src/android/adapter.js";
 import { DeviceError } from "../../src/core/ground/errors.js";
 import { sessionOf, type AppiumDriver } from "../../src/plugin/driver-session.js";
 import { typeIntoFocused } from "../../src/appium/typing.js";
+import { W3C_ELEMENT_KEY } from "../../src/appium/element-at.js";
 import { AppiumDriverDouble, uiautomator2Script, PIXEL_7, w3cError } from "../support/appium-driver-double.js";
 import sharp from "sharp";
 import { engineSessions } from "../support/engine-sessions.js";
@@ -397,3 +398,36 @@ async function paint(base64: string, box: { x: number; y: number; width: number;
     .toBuffer();
   return png.toString("base64");
 }
+
+test("a value the plugin types is proxied marked sensitive, so Appium's log masks its body", async () => {
+  // Appium's own logger (@appium/logger), as base-driver's proxy logs a body: `markSensitive(body)`.
+  type AppiumLogger = {
+    asyncStorage: { getStore(): Record<string, unknown> | undefined };
+    record: { message: string }[];
+    info(prefix: string, format: string, ...args: unknown[]): void;
+  };
+  const loaded = (await import("@appium/logger")) as unknown as {
+    log?: AppiumLogger;
+    markSensitive?: (value: unknown) => unknown;
+    default: { log: AppiumLogger; markSensitive: (value: unknown) => unknown };
+  };
+  const appiumLog = loaded.log ?? loaded.default.log;
+  const markSensitive = loaded.markSensitive ?? loaded.default.markSensitive;
+  const sensitive: Record<string, boolean> = {};
+  const proxying: AppiumDriver = {
+    sessionId: "s-sensitive",
+    caps: { platformName: "Android", automationName: "UiAutomator2" },
+    proxyActive: () => true,
+    proxyRouteIsAvoided: () => false,
+    async proxyCommand(url: string, _method: string, body?: unknown) {
+      sensitive[url.split("/").at(-1)!] = appiumLog.asyncStorage.getStore()?.isSensitive === true;
+      appiumLog.info("Chromedriver", "Proxying [%s] with body: %s", url, markSensitive(JSON.stringify(body ?? null)));
+      return url.endsWith("/element/active") ? { [W3C_ELEMENT_KEY]: "el-9" } : null;
+    },
+  };
+  await typeIntoFocused(sessionOf(proxying), "plugin-typed-secret-31");
+  expect(sensitive).toEqual({ active: false, clear: false, value: true });
+  const lines = appiumLog.record.map((r) => r.message).filter((m) => m.includes("s-sensitive"));
+  expect(lines.find((m) => m.endsWith("/value] with body: **SECURE**"))).toBeDefined();
+  expect(lines.join("\n")).not.toContain("plugin-typed-secret-31");
+});

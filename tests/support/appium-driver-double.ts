@@ -260,6 +260,26 @@ export class AppiumDriverDouble implements AppiumSession {
     this.script.app?.sendKeys(elementId, text);
   }
 
+  /**
+   * `driver.$({ "element-6066-…": id })`: WebdriverIO 9 wraps an element reference without a request
+   * (webdriverio build `$`: a reference object becomes the element). `addValue(text, { mask })` sends
+   * Element Send Keys as WebdriverIO does (addValue.ts: `elementSendKeys(id, text, new
+   * CommandRuntimeOptions(options))`); `masked` counts the sends that asked for the mask.
+   */
+  private elementByReference(reference: Record<string, string>) {
+    const elementId = reference[W3C_ELEMENT_KEY]!;
+    return {
+      elementId,
+      addValue: async (text: string, options?: { mask?: boolean }) => {
+        if (options?.mask) this.masked++;
+        await this.elementSendKeys(elementId, text);
+      },
+    };
+  }
+
+  /** How many Element Send Keys asked WebdriverIO to mask the text (`addValue(text, { mask: true })`). */
+  masked = 0;
+
   /** W3C Back: Android's Back key (XCUITest answers it by navigating back in a navigation bar, not a key). */
   async back(): Promise<void> {
     this.calls.push("back");
@@ -275,7 +295,8 @@ export class AppiumDriverDouble implements AppiumSession {
    * answers W3C "no such element", an element without one that keeps the error body in `error`
    * (webdriverio build getElement: `client.error = res`).
    */
-  readonly $ = (async (selector: string) => {
+  readonly $ = (async (selector: string | Record<string, string>) => {
+    if (typeof selector === "object") return this.elementByReference(selector);
     this.calls.push(`$ ${selector}`);
     if (this.script.elements && Object.hasOwn(this.script.elements, selector)) {
       return { selector, elementId: `element-${selector}`, parent: this };

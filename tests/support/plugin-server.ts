@@ -44,10 +44,20 @@ export interface PluginServerOptions {
   runId: string;
   /** Plugin arguments beyond `--use-plugins`, the OCR provider and the storage folder. */
   args?: string[];
+  /** Appium's `--log-level` (the rig's default otherwise). */
+  logLevel?: string;
+  /** More environment variables of the server process. */
+  env?: Record<string, string>;
 }
 
 /** Install the plugin from this checkout into a new APPIUM_HOME and start a server with it. */
-export async function startPluginServer({ name, runId, args = [] }: PluginServerOptions): Promise<PluginServer> {
+export async function startPluginServer({
+  name,
+  runId,
+  args = [],
+  logLevel,
+  env = {},
+}: PluginServerOptions): Promise<PluginServer> {
   if (!existsSync(join(PROJECT_ROOT, "dist/plugin/index.js"))) {
     throw new Error("dist/plugin/index.js is missing: run `npm run build` first (Appium loads the built plugin).");
   }
@@ -69,13 +79,14 @@ export async function startPluginServer({ name, runId, args = [] }: PluginServer
     const rig = await startRig({
       appium: {
         home,
+        ...(logLevel ? { logLevel } : {}),
         args: [
           "--use-plugins=tapshot",
           "--plugin-tapshot-provider=ocr",
           `--plugin-tapshot-storage-dir=${storage}`,
           ...args,
         ],
-        env: { TAPSHOT_RESULTS_DIR: results, TAPSHOT_RUN_ID: runId, TAPSHOT_LOG: "silent" },
+        env: { TAPSHOT_RESULTS_DIR: results, TAPSHOT_RUN_ID: runId, TAPSHOT_LOG: "silent", ...env },
       },
     });
     return {

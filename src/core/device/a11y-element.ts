@@ -18,6 +18,33 @@ export const TEXT_ATTRIBUTES: Record<Platform, string[]> = {
 };
 export const CLASS_ATTRIBUTES: Record<Platform, string> = { android: "class", ios: "type" };
 
+/** The attribute that holds what was typed into a field: Android's `text`, iOS's `value`. */
+export const TYPED_ATTRIBUTES: Record<Platform, string> = { android: "text", ios: "value" };
+/** The classes of fields a user types into, as the drivers name them. */
+const EDITABLE_CLASSES: Record<Platform, RegExp> = {
+  android: /EditText|AutoCompleteTextView/,
+  ios: /^XCUIElementType(TextField|SecureTextField|TextView|SearchField)$/,
+};
+
+/** Whether an element of this class is a field a user types into. */
+export function isEditableClass(cls: string, platform: Platform): boolean {
+  return EDITABLE_CLASSES[platform].test(cls);
+}
+
+/**
+ * An element's stable attributes without a field's typed text: what was typed (a password, a
+ * token) is never part of an identity that is stored, logged or matched (docs/api.md "Values").
+ */
+export function withoutTypedText(
+  attributes: Record<string, string>,
+  platform: Platform,
+  editable = isEditableClass(attributes[CLASS_ATTRIBUTES[platform]] ?? "", platform),
+): Record<string, string> {
+  if (!editable || attributes[TYPED_ATTRIBUTES[platform]] === undefined) return attributes;
+  const { [TYPED_ATTRIBUTES[platform]]: _typed, ...rest } = attributes;
+  return rest;
+}
+
 /** One element of the page source: its stable attributes (as the driver names them) and bounds. */
 export interface A11yElement {
   /** Non-empty stable attributes, e.g. `{ "resource-id": "com.shop:id/checkout", class: "android.widget.Button" }`. */

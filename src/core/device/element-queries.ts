@@ -3,7 +3,13 @@
  * where a stored element is now, and whether a progress indicator says the screen still loads.
  */
 import type { Platform } from "./description.js";
-import { CLASS_ATTRIBUTES, ID_ATTRIBUTES, TEXT_ATTRIBUTES, type A11yElement } from "./a11y-element.js";
+import {
+  CLASS_ATTRIBUTES,
+  ID_ATTRIBUTES,
+  TEXT_ATTRIBUTES,
+  withoutTypedText,
+  type A11yElement,
+} from "./a11y-element.js";
 import type { PageSourceReading } from "./page-source.js";
 import { contains, type Point, type Rect, type Size } from "../ground/geometry.js";
 
@@ -53,9 +59,11 @@ export type A11yFinding =
  */
 export function findElement(
   elements: A11yElement[],
-  stored: Pick<A11yElement, "attributes">,
+  recorded: Pick<A11yElement, "attributes">,
   platform: Platform,
 ): A11yFinding {
+  // A record written before fields' typed text was left out is found by its id, label and class.
+  const stored = { attributes: withoutTypedText(recorded.attributes, platform) };
   const id = ID_ATTRIBUTES[platform];
   const texts = TEXT_ATTRIBUTES[platform].filter((a) => stored.attributes[a] !== undefined);
   const cls = CLASS_ATTRIBUTES[platform];

@@ -3,7 +3,14 @@
  * elements dropped, stable attributes kept, bounds in screenshot pixels clipped to the screen.
  */
 import type { Platform } from "./description.js";
-import { CLASS_ATTRIBUTES, ID_ATTRIBUTES, TEXT_ATTRIBUTES, type A11yElement } from "./a11y-element.js";
+import {
+  CLASS_ATTRIBUTES,
+  ID_ATTRIBUTES,
+  isEditableClass,
+  TEXT_ATTRIBUTES,
+  withoutTypedText,
+  type A11yElement,
+} from "./a11y-element.js";
 import type { Rect, Size } from "../ground/geometry.js";
 
 /**
@@ -79,10 +86,6 @@ const STATE_ATTRIBUTES: Record<Platform, string[]> = {
   ios: ["enabled", "selected"],
 };
 /** Classes of text fields: Android's EditText and its subclasses, XCUITest's text element types. */
-const EDITABLE: Record<Platform, RegExp> = {
-  android: /EditText|AutoCompleteTextView/,
-  ios: /^XCUIElementType(TextField|SecureTextField|TextView|SearchField)$/,
-};
 
 /** {@link parsePageSource} with each element's depth, states and whether it is a text field. */
 export async function parsePageNodes(xml: string, device: PageSourceDevice): Promise<PageNode[]> {
@@ -125,11 +128,12 @@ function pageNode(
   platform: Platform,
   at: { bounds: Rect; depth: number },
 ): PageNode {
-  const attributes = stableAttributes(attrs, tag, platform);
+  const stable = stableAttributes(attrs, tag, platform);
   const states: Record<string, string> = {};
   for (const name of STATE_ATTRIBUTES[platform]) if (attrs[name] !== undefined) states[name] = attrs[name];
-  const cls = attributes[CLASS_ATTRIBUTES[platform]] ?? "";
-  const editable = EDITABLE[platform].test(cls) || attrs.password === "true";
+  const editable = isEditableClass(stable[CLASS_ATTRIBUTES[platform]] ?? "", platform) || attrs.password === "true";
+  // A field's typed text stays in `traits` (ai.act's `holds` reads it), never in the stored identity.
+  const attributes = withoutTypedText(stable, platform, editable);
   const traits: Record<string, string> = {};
   for (const name of TRAIT_ATTRIBUTES[platform]) if (attrs[name] !== undefined) traits[name] = attrs[name];
   return { attributes, bounds: at.bounds, depth: at.depth, states, editable, tag, path, traits };

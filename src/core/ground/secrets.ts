@@ -1,9 +1,11 @@
-/**
+/*
  * Secrets never leave tapshot in anything it prints or writes (docs/guarantees.md): every
  * sink (errors, log lines, calls.jsonl, artifact names, the report) passes its text through
  * {@link redact}, which removes the secrets configured in this process and anything shaped
  * like one.
  */
+
+import { LiteralScrubber } from "./literal-scrub.js";
 
 /** What a secret is replaced with. */
 export const REDACTED = "[redacted]";
@@ -30,14 +32,36 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/?#\s@"'<>]+@/gi;
 
 const configured = new Set<string>();
 
+/**
+ * The values `ai.act` typed in this process (docs/api.md "Values"), kept for the process's life: a
+ * value once typed is replaced by `[value <name>]` in everything tapshot prints or writes after.
+ */
+const typedValues = new LiteralScrubber([]);
+const typedTexts = new Set<string>();
+
+/** Remember values that are typed into fields, by name, so that every sink replaces their text. */
+export function registerTypedValues(values: Readonly<Record<string, string>>): void {
+  for (const [name, text] of Object.entries(values)) {
+    if (!text || typedTexts.has(text)) continue;
+    typedTexts.add(text);
+    typedValues.add(text, typedValue(name));
+  }
+}
+
+/** What a typed value's text is replaced with. */
+export const typedValue = (name: string) => `[value ${name}]`;
+
 /** Remember a secret of this process (an API key, a fetched token) so that every sink redacts it. */
 export function registerSecret(value: string | undefined): void {
   if (value && value.length >= MIN_SECRET_LENGTH) configured.add(value);
 }
 
-/** `text` with every registered secret, every `extra` one and every secret-shaped string replaced. */
+/**
+ * `text` with every typed value, every registered secret, every `extra` one and every
+ * secret-shaped string replaced.
+ */
 export function redact(text: string, extra: readonly string[] = []): string {
-  let out = text;
+  let out = typedValues.scrub(text);
   for (const secret of [...extra, ...configured]) {
     if (secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join(REDACTED);
   }

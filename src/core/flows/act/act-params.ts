@@ -2,15 +2,29 @@
 import { MAX_ACT_VALUES, type ActAction, type ActionChoice } from "../../model/contract.js";
 import { checkBoolean, checkKnownOptions, checkSignal, checkText } from "../../ground/checks.js";
 import { InputError } from "../../ground/errors.js";
+import { LiteralScrubber } from "../../ground/literal-scrub.js";
+import { registerTypedValues } from "../../ground/secrets.js";
+
+/**
+ * A value read on the machine tapshot runs on, from an environment variable: the plugin's and
+ * the MCP server's way to keep a secret off the wire (`{ "password": { "env": "SHOP_PASSWORD" } }`).
+ */
+export interface ValueReference {
+  env: string;
+}
+
+/** The longest value `ai.act` types, in characters (64 KiB); a longer one is an InputError naming the value. */
+export const MAX_VALUE_LENGTH = 65_536;
 
 /** Options of `ai.act`. */
 export interface ActOptions {
   /**
    * Values to type, by name (`{ email: "…", password: "…" }`), up to 10; names match
    * `/^[A-Za-z][A-Za-z0-9_-]{0,63}$/`. The model sees only the names; the text is typed verbatim and
-   * never sent, stored, logged or reported.
+   * never sent, stored, logged or reported. At most {@link MAX_VALUE_LENGTH} characters each. A
+   * value may also be `{ env: "NAME" }`: read from that environment variable where tapshot runs.
    */
-  values?: Record<string, string>;
+  values?: Record<string, string | ValueReference>;
   /** The most actions tried, failed and refused ones included; a whole number 1-20. Default 5. */
   maxSteps?: number;
   /** Total time budget in ms (observing, model calls, actions of at most 5 s each). Default 60000, at most 300000. */
@@ -84,7 +98,22 @@ export function checkActInput(goal: unknown, options: unknown) {
     maxSteps: checkMaxSteps(opts.maxSteps),
     autoHeal: checkBoolean(opts.autoHeal, "autoHeal"),
   };
+  checkGoalHoldsNoValue(params.goal, params.values);
+  // From here on every sink of this process replaces the values' text (src/core/ground/secrets.ts).
+  registerTypedValues(params.values);
   return { params, timeout: checkActTimeout(opts.timeout), signal: checkSignal(opts.signal) };
+}
+
+/** A goal that holds a value's text would send it to the model and store it: refused, naming the value. */
+function checkGoalHoldsNoValue(goal: string, values: Readonly<Record<string, string>>): void {
+  const names = Object.keys(values).filter((name) => values[name]);
+  const scrubber = new LiteralScrubber(names.map((name) => ({ text: values[name]!, replacement: name })));
+  const name = scrubber.firstIn(goal);
+  if (name === undefined) return;
+  throw new InputError(
+    `act's goal holds the text of value \`${name}\`, which would reach the model and the store: ` +
+      `say 'the ${name}' instead.`,
+  );
 }
 
 function checkValues(value: unknown): Pick<ActParams, "values" | "valueNames"> {
@@ -104,11 +133,38 @@ function checkValues(value: unknown): Pick<ActParams, "values" | "valueNames"> {
           `digits, "_" and "-" (at most 64), e.g. "email".`,
       );
     }
-    const text = (value as Record<string, unknown>)[name];
-    if (typeof text !== "string") throw new InputError(`act's value "${name}" must be a string; got a ${typeof text}.`);
+    const text = valueText(name, (value as Record<string, unknown>)[name]);
+    if (text.length > MAX_VALUE_LENGTH) {
+      throw new InputError(
+        `act's value "${name}" is ${text.length} characters long; a value may be at most ${MAX_VALUE_LENGTH} ` +
+          "characters (64 KiB).",
+      );
+    }
     values[name] = text;
   }
   return { values, valueNames: [...names].sort() };
+}
+
+/** A value's text: a string as given, or `{ env }` read from the environment. Errors never hold the text. */
+function valueText(name: string, given: unknown): string {
+  if (typeof given === "string") return given;
+  if (given && typeof given === "object" && !Array.isArray(given)) {
+    const { env, ...rest } = given as Record<string, unknown>;
+    if (typeof env === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(env) && !Object.keys(rest).length) {
+      const text = process.env[env];
+      if (text === undefined) {
+        throw new InputError(
+          `act's value "${name}" is read from the environment variable ${env}, which is not set where tapshot ` +
+            `runs: set ${env} there (on the Appium host for the plugin), or pass the value itself.`,
+        );
+      }
+      return text;
+    }
+  }
+  throw new InputError(
+    `act's value "${name}" must be a string, or { env: "VARIABLE" } to read it from the environment; got ` +
+      `${given === null ? "null" : Array.isArray(given) ? "an array" : typeof given === "object" ? "another object" : `a ${typeof given}`}.`,
+  );
 }
 
 function checkMaxSteps(value: unknown): number {

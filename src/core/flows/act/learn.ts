@@ -3,6 +3,7 @@
  * (./policy.ts), do the action, and ask `complete` after each step and when the model says `done`;
  * until the goal is judged reached, the steps run out, or the call's deadline or budget ends it.
  */
+import { redact } from "../../ground/secrets.js";
 import { identityKey, type ObservedControl } from "../../device/controls.js";
 import { DeviceError, ElementNotFoundError, TimeoutError, VerifyFailedError } from "../../ground/errors.js";
 import { MAX_HISTORY_LINES, type ActionChoice } from "../../model/contract.js";
@@ -160,7 +161,8 @@ async function doStep(loop: Loop, seen: Seen, choice: ActionChoice, control: Obs
     if (!(error instanceof DeviceError || error instanceof TimeoutError || error instanceof ElementNotFoundError)) {
       throw error;
     }
-    attempt(loop, { choice, outcome: "failed", reason: error.message.split("\n")[0]! });
+    // Scrubbed whole before it is cut to a line: a driver may echo the typed text anywhere in it.
+    attempt(loop, { choice, outcome: "failed", reason: redact(error.message).split("\n")[0]! });
     return false;
   }
   loop.executed.add(`${seen.signature} ${actionKey(choice, control)}`);
@@ -255,6 +257,7 @@ export function attempt(loop: Loop, entry: Omit<ActAttempt, "step">): void {
   loop.history.push({
     step: Math.max(1, loop.attempts),
     ...entry,
+    reason: redact(entry.reason),
     ...(probability !== undefined ? { probability } : {}),
   });
 }

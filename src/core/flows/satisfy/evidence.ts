@@ -6,7 +6,7 @@
  * MAX_TREE_CHARS, is left out and the text goes alone.
  */
 import type { Platform, Rect } from "../../device/description.js";
-import { namesOf, TEXT_ATTRIBUTES } from "../../device/a11y-element.js";
+import { namesOf, TEXT_ATTRIBUTES, TYPED_ATTRIBUTES } from "../../device/a11y-element.js";
 import type { PageNode } from "../../device/page-source-parse.js";
 import { escapeRegExp, MIN_SUBSTRING, scrubTyped as scrub } from "../../device/typed-text.js";
 
@@ -18,10 +18,6 @@ export const MAX_TREE_CHARS = 64_000;
 export const MAX_TEXT_CHARS = 16_000;
 /** What replaces typed text. */
 export const TYPED = "[typed text removed]";
-
-/** The text attributes of an element, as the platform's driver names them. */
-/** Where a text field keeps what was typed. */
-const TYPED_ATTRIBUTE: Record<Platform, string> = { android: "text", ios: "value" };
 
 /** What one snapshot shows, ready to send and to hash. */
 export interface Evidence {
@@ -71,7 +67,7 @@ function overlap(a: Rect, b: Rect): number {
 export function typedValues(nodes: PageNode[], platform: Platform): string[] {
   const values = nodes
     .filter((n) => n.editable)
-    .map((n) => n.attributes[TYPED_ATTRIBUTE[platform]]?.trim() ?? "")
+    .map((n) => n.traits[TYPED_ATTRIBUTES[platform]]?.trim() ?? "")
     .filter((v) => v.length > 0);
   return [...new Set(values)].sort((a, b) => b.length - a.length);
 }
@@ -83,11 +79,11 @@ function scrubTyped(text: string, typed: readonly string[]): string {
 
 /** An element's texts for the evidence: a field's typed text replaced, other text scrubbed. */
 function textsOf(node: PageNode, platform: Platform, typed: readonly string[]): string[] {
+  // A field's typed text is not among its attributes (page-source-parse.ts): it shows as the marker.
+  const typedName = node.editable && node.traits[TYPED_ATTRIBUTES[platform]]?.trim() ? TYPED_ATTRIBUTES[platform] : "";
   return TEXT_ATTRIBUTES[platform]
-    .filter((name) => node.attributes[name] !== undefined)
-    .map((name) =>
-      node.editable && name === TYPED_ATTRIBUTE[platform] ? TYPED : scrubTyped(node.attributes[name]!, typed),
-    );
+    .filter((name) => name === typedName || node.attributes[name] !== undefined)
+    .map((name) => (name === typedName ? TYPED : scrubTyped(node.attributes[name]!, typed)));
 }
 
 function lineOf(node: PageNode, platform: Platform, typed: readonly string[], indent: number): string {
