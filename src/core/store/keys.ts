@@ -224,7 +224,8 @@ export function projectProblem(name: string): string | undefined {
   if (name.includes("..")) return 'it holds ".."';
   if (name.length > MAX_PROJECT_LENGTH) return `it is longer than ${MAX_PROJECT_LENGTH} characters`;
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) return "it is not a slug";
-  if (WINDOWS_RESERVED.test(name)) return "Windows reserves it for a device, so a Windows checkout cannot hold its folder";
+  if (WINDOWS_RESERVED.test(name))
+    return "Windows reserves it for a device, so a Windows checkout cannot hold its folder";
   return undefined;
 }
 

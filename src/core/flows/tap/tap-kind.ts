@@ -6,6 +6,7 @@
  * - crop-check.ts: the crop check that decides a replay;
  * - heal-ladder.ts: the cheap rungs of a heal, before the model;
  * - locate.ts: asking the model, tapping, `verify`;
+ * - page-source-rung.ts: a first learn the page source decides, before the model;
  * - scroll-tap.ts: taps that scroll to find their element;
  * - transfer.ts: a tap stored on other devices of the platform, tried before the model.
  */
@@ -21,6 +22,7 @@ import { tapFingerprint } from "../../store/rejections.js";
 import { useCrop, useCropNow } from "./crop-check.js";
 import { evidenceText, healCheaply, movedHint } from "./heal-ladder.js";
 import { locateAndTap, settledScreenshot, tapValue } from "./locate.js";
+import { locateInPageSource } from "./page-source-rung.js";
 import { tapNotStored } from "./not-stored.js";
 import { storedThumb } from "./stored-screen.js";
 import { learnScrolled, useScrolled } from "./scroll-tap.js";
@@ -105,7 +107,9 @@ function tapKind(call: Call, key: string, params: TapParams): StoredKind<TapReco
       const transfer = params.transfer ? await tryTransfer(call, key, shot, params) : {};
       if (transfer.value) return withThumb(call, transfer.value, shot.raw);
       const screenshot = shot.png;
-      const located = await locateAndTap(call, { screenshot, params, evidence: transfer.evidence });
+      const located =
+        (await locateInPageSource(call, screenshot, params)) ??
+        (await locateAndTap(call, { screenshot, params, evidence: transfer.evidence }));
       if (!located.found) {
         await call.report("screenshot", screenshot);
         throw new ElementNotFoundError(
