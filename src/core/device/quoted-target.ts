@@ -73,7 +73,7 @@ export function findQuotedTarget(nodes: readonly PageNode[], target: QuotedTarge
   const text = normalText(target.text);
   const saying = nodes
     .map((node, index) => ({ node, index }))
-    .filter(({ node, index }) => textsOf(nodes, index, platform).some((t) => normalText(t) === text));
+    .filter(({ index }) => textsOf(nodes, index, platform).some((t) => normalText(t) === text));
   const ofKind = saying.filter(({ node }) => roles.includes(roleOf(node, platform) as ControlRole));
   const what = `${target.kind} saying "${target.text}"`;
   if (ofKind.length === 0) {
