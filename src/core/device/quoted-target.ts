@@ -6,6 +6,7 @@
  */
 import type { ControlRole } from "../model/contract.js";
 import { contains, type Rect } from "../ground/geometry.js";
+import { TYPED_ATTRIBUTES } from "./a11y-element.js";
 import { roleOf } from "./controls.js";
 import type { Platform } from "./description.js";
 import type { PageNode } from "./page-source-parse.js";
@@ -108,7 +109,7 @@ function ownTexts(node: PageNode, platform: Platform): string[] {
   const texts =
     platform === "android"
       ? [a.text, a["content-desc"], node.traits.hint]
-      : [a.label, node.traits.placeholderValue, node.editable ? undefined : a.value];
+      : [a.label, node.traits.placeholderValue, node.editable ? undefined : a[TYPED_ATTRIBUTES.ios]];
   return texts.filter((t): t is string => t !== undefined && t.trim() !== "");
 }
 
