@@ -103,7 +103,10 @@ async function recogniseScreen(
   if (search.kind === "unique") return { same: true, why: `the stored crop shows elsewhere on it, and ${shared}` };
   if (search.kind === "ambiguous") {
     const places = search.rects.map((r) => `(${r.x}, ${r.y})`).join(", ");
-    return { same: true, why: `the stored crop matched ${search.rects.length} places on it, at ${places}, and ${shared}` };
+    return {
+      same: true,
+      why: `the stored crop matched ${search.rects.length} places on it, at ${places}, and ${shared}`,
+    };
   }
   const sparse =
     agreement.storedContent < MIN_CONTENT_CELLS
