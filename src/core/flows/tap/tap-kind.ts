@@ -22,10 +22,11 @@ import { TapRecordSchema, TapValueSchema, type TapRecord } from "../../store/tap
 import { tapFingerprint } from "../../store/rejections.js";
 import { useCrop, useCropNow } from "./crop-check.js";
 import { evidenceText, healCheaply, movedHint } from "./heal-ladder.js";
-import { locateAndTap, settledScreenshot, tapValue } from "./locate.js";
+import { settledScreenshot } from "../shared/settled-screenshot.js";
+import { locateAndTap, tapValue } from "./locate.js";
 import { locateInPageSource } from "./page-source-rung.js";
 import { tapNotStored } from "./not-stored.js";
-import { storedThumb } from "./stored-screen.js";
+import { storedThumb } from "../shared/stored-screen.js";
 import { learnScrolled, useScrolled } from "./scroll-tap.js";
 import { transferHint, tryTransfer } from "./transfer.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
