@@ -41,6 +41,11 @@ interface EntryBase {
   lastUsed: Date;
   /** When the current value replaced a previous one (a heal), if it did. */
   healedAt?: string;
+  /**
+   * A `.previous.png` beside a record that has no previous value: a revert killed after its JSON was
+   * written and before that image was removed (record-io.ts restorePrevious). `tapshot revert` finishes it.
+   */
+  unfinishedRevert?: true;
 }
 
 /** A stored tap. */
@@ -180,6 +185,7 @@ async function readEntry(key: string, context: ReadContext): Promise<StoreEntry 
   const subject = subjectOf(record);
   const modifiedAt = (await store.modifiedAt(`${key}.json`)) ?? new Date(record.storedAt);
   const hasPrevious = record.previous !== undefined && keys.includes(`${key}.previous.png`);
+  const unfinishedRevert = record.previous === undefined && keys.includes(`${key}.previous.png`);
   const kind = "crop" in record ? "tap" : record.kind;
   return {
     key,
@@ -196,6 +202,7 @@ async function readEntry(key: string, context: ReadContext): Promise<StoreEntry 
     modifiedAt,
     lastUsed: lastUsed(calls, { key, kind, device, subject, modifiedAt }),
     ...(record.previous ? { healedAt: record.storedAt } : {}),
+    ...(unfinishedRevert ? { unfinishedRevert: true } : {}),
     kind,
     record,
   } as StoreEntry;

@@ -17,7 +17,7 @@ export const RunEntrySchema = z.looseObject({
   prompt: z.string().optional(),
   name: z.string().optional(),
   device: z.string(),
-  outcome: z.enum(["replayed", "learned", "healed", "matched", "stored", "updated", "failed"]),
+  outcome: z.enum(["replayed", "learned", "healed", "matched", "stored", "updated", "reached", "failed"]),
   aiCalls: z.number().optional(),
   models: z.array(z.string()).optional(),
   durationMs: z.number().optional(),

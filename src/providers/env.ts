@@ -63,93 +63,109 @@ function inferProvider(env: NodeJS.ProcessEnv): ProviderName | undefined {
  * nothing is configured; throws a ConfigError naming the variable when something is missing.
  */
 export function channelFromEnv(env: NodeJS.ProcessEnv): AiChannel | undefined {
-  const chosen = set(env.TAPSHOT_PROVIDER)?.toLowerCase();
-  if (chosen !== undefined && !(PROVIDER_NAMES as readonly string[]).includes(chosen)) {
-    const near = nearestName(chosen, PROVIDER_NAMES);
-    throw new ConfigError(
-      `TAPSHOT_PROVIDER is "${chosen}"${near ? ` (did you mean "${near}"?)` : ""}; ` +
-        `it must be one of ${PROVIDER_NAMES.join(", ")}.`,
-    );
-  }
-  const provider = (chosen as ProviderName | undefined) ?? inferProvider(env);
+  const provider = chosenProvider(env) ?? inferProvider(env);
   if (!provider) return undefined;
-
   const model = set(env.TAPSHOT_MODEL);
   const refine = flag(env, "TAPSHOT_REFINE");
-  const common = { ...(model ? { model } : {}), ...(refine !== undefined ? { refine } : {}) };
+  const common: Common = { ...(model ? { model } : {}), ...(refine !== undefined ? { refine } : {}) };
+  return FROM_ENV[provider](env, common);
+}
 
-  switch (provider) {
-    case "ocr": {
-      // The local OCR engine is never inferred from keys: it is chosen by name, optionally before a model.
-      const name = set(env.TAPSHOT_OCR_FALLBACK)?.toLowerCase();
-      if (name === "ocr") throw new ConfigError("TAPSHOT_OCR_FALLBACK must be gemini, openai or azure-openai.");
-      const fallback = name ? channelFromEnv({ ...env, TAPSHOT_PROVIDER: name }) : undefined;
-      return ocr(fallback ? { fallback } : {});
-    }
-    case "gemini": {
-      const baseUrl = set(env.GOOGLE_GEMINI_BASE_URL);
-      if (truthy(env.GOOGLE_GENAI_USE_VERTEXAI)) {
-        const project = set(env.GOOGLE_CLOUD_PROJECT);
-        if (!project)
-          throw new ConfigError("GOOGLE_GENAI_USE_VERTEXAI is set but GOOGLE_CLOUD_PROJECT is not; set it.");
-        const location = set(env.GOOGLE_CLOUD_LOCATION);
-        return gemini({
-          ...common,
-          vertex: { project, ...(location ? { location } : {}) },
-          ...(baseUrl ? { baseUrl } : {}),
-        });
-      }
-      const apiKey = set(env.GEMINI_API_KEY) ?? set(env.GOOGLE_API_KEY);
-      if (!apiKey) {
-        throw new ConfigError(
-          "TAPSHOT_PROVIDER is gemini but GEMINI_API_KEY is not set; set it (or GOOGLE_API_KEY), " +
-            "or set GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT for Vertex AI.",
-        );
-      }
-      return gemini({ ...common, apiKey, ...(baseUrl ? { baseUrl } : {}) });
-    }
-    case "openai": {
-      const apiKey = set(env.OPENAI_API_KEY);
-      const baseURL = set(env.OPENAI_BASE_URL);
-      if (!apiKey && !baseURL) {
-        throw new ConfigError(
-          "TAPSHOT_PROVIDER is openai but OPENAI_API_KEY is not set; set it, or set OPENAI_BASE_URL for an OpenAI-compatible server.",
-        );
-      }
-      const coords = coordinates(env);
-      return openai({
-        ...common,
-        ...(apiKey ? { apiKey } : {}),
-        ...(baseURL ? { baseURL } : {}),
-        ...(coords ? { coordinates: coords } : {}),
-      });
-    }
-    case "azure-openai": {
-      const apiKey = set(env.AZURE_OPENAI_API_KEY);
-      const endpoint = set(env.AZURE_OPENAI_ENDPOINT);
-      const deployment = set(env.AZURE_OPENAI_DEPLOYMENT) ?? model;
-      const apiVersion = set(env.OPENAI_API_VERSION);
-      const missing = [
-        !apiKey && "AZURE_OPENAI_API_KEY",
-        !endpoint && "AZURE_OPENAI_ENDPOINT",
-        !deployment && "AZURE_OPENAI_DEPLOYMENT (or TAPSHOT_MODEL)",
-      ].filter(Boolean);
-      if (missing.length) {
-        throw new ConfigError(
-          `TAPSHOT_PROVIDER is azure-openai but ${missing.join(", ")} ${missing.length > 1 ? "are" : "is"} not set.`,
-        );
-      }
-      const coords = coordinates(env);
-      return azureOpenai({
-        ...(refine !== undefined ? { refine } : {}),
-        apiKey,
-        endpoint,
-        deployment,
-        ...(apiVersion ? { apiVersion } : {}),
-        ...(coords ? { coordinates: coords } : {}),
-      });
-    }
+/** `TAPSHOT_MODEL` and `TAPSHOT_REFINE`, as every provider takes them. */
+type Common = { model?: string; refine?: boolean };
+
+/** `TAPSHOT_PROVIDER`, checked against the provider names; `undefined` when unset. */
+function chosenProvider(env: NodeJS.ProcessEnv): ProviderName | undefined {
+  const chosen = set(env.TAPSHOT_PROVIDER)?.toLowerCase();
+  if (chosen === undefined || (PROVIDER_NAMES as readonly string[]).includes(chosen)) {
+    return chosen as ProviderName | undefined;
   }
+  const near = nearestName(chosen, PROVIDER_NAMES);
+  throw new ConfigError(
+    `TAPSHOT_PROVIDER is "${chosen}"${near ? ` (did you mean "${near}"?)` : ""}; ` +
+      `it must be one of ${PROVIDER_NAMES.join(", ")}.`,
+  );
+}
+
+/** Each provider's channel from its usual variables. */
+const FROM_ENV: Record<ProviderName, (env: NodeJS.ProcessEnv, common: Common) => AiChannel> = {
+  ocr: ocrFromEnv,
+  gemini: geminiFromEnv,
+  openai: openaiFromEnv,
+  "azure-openai": azureFromEnv,
+};
+
+/** The local OCR engine is never inferred from keys: it is chosen by name, optionally before a model. */
+function ocrFromEnv(env: NodeJS.ProcessEnv): AiChannel {
+  const name = set(env.TAPSHOT_OCR_FALLBACK)?.toLowerCase();
+  if (name === "ocr") throw new ConfigError("TAPSHOT_OCR_FALLBACK must be gemini, openai or azure-openai.");
+  const fallback = name ? channelFromEnv({ ...env, TAPSHOT_PROVIDER: name }) : undefined;
+  return ocr(fallback ? { fallback } : {});
+}
+
+function geminiFromEnv(env: NodeJS.ProcessEnv, common: Common): AiChannel {
+  const baseUrl = set(env.GOOGLE_GEMINI_BASE_URL);
+  if (truthy(env.GOOGLE_GENAI_USE_VERTEXAI)) {
+    const project = set(env.GOOGLE_CLOUD_PROJECT);
+    if (!project) throw new ConfigError("GOOGLE_GENAI_USE_VERTEXAI is set but GOOGLE_CLOUD_PROJECT is not; set it.");
+    const location = set(env.GOOGLE_CLOUD_LOCATION);
+    return gemini({
+      ...common,
+      vertex: { project, ...(location ? { location } : {}) },
+      ...(baseUrl ? { baseUrl } : {}),
+    });
+  }
+  const apiKey = set(env.GEMINI_API_KEY) ?? set(env.GOOGLE_API_KEY);
+  if (!apiKey) {
+    throw new ConfigError(
+      "TAPSHOT_PROVIDER is gemini but GEMINI_API_KEY is not set; set it (or GOOGLE_API_KEY), " +
+        "or set GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT for Vertex AI.",
+    );
+  }
+  return gemini({ ...common, apiKey, ...(baseUrl ? { baseUrl } : {}) });
+}
+
+function openaiFromEnv(env: NodeJS.ProcessEnv, common: Common): AiChannel {
+  const apiKey = set(env.OPENAI_API_KEY);
+  const baseURL = set(env.OPENAI_BASE_URL);
+  if (!apiKey && !baseURL) {
+    throw new ConfigError(
+      "TAPSHOT_PROVIDER is openai but OPENAI_API_KEY is not set; set it, or set OPENAI_BASE_URL for an OpenAI-compatible server.",
+    );
+  }
+  const coords = coordinates(env);
+  return openai({
+    ...common,
+    ...(apiKey ? { apiKey } : {}),
+    ...(baseURL ? { baseURL } : {}),
+    ...(coords ? { coordinates: coords } : {}),
+  });
+}
+
+function azureFromEnv(env: NodeJS.ProcessEnv, { model, refine }: Common): AiChannel {
+  const apiKey = set(env.AZURE_OPENAI_API_KEY);
+  const endpoint = set(env.AZURE_OPENAI_ENDPOINT);
+  const deployment = set(env.AZURE_OPENAI_DEPLOYMENT) ?? model;
+  const apiVersion = set(env.OPENAI_API_VERSION);
+  const missing = [
+    !apiKey && "AZURE_OPENAI_API_KEY",
+    !endpoint && "AZURE_OPENAI_ENDPOINT",
+    !deployment && "AZURE_OPENAI_DEPLOYMENT (or TAPSHOT_MODEL)",
+  ].filter(Boolean);
+  if (missing.length) {
+    throw new ConfigError(
+      `TAPSHOT_PROVIDER is azure-openai but ${missing.join(", ")} ${missing.length > 1 ? "are" : "is"} not set.`,
+    );
+  }
+  const coords = coordinates(env);
+  return azureOpenai({
+    ...(refine !== undefined ? { refine } : {}),
+    apiKey,
+    endpoint,
+    deployment,
+    ...(apiVersion ? { apiVersion } : {}),
+    ...(coords ? { coordinates: coords } : {}),
+  });
 }
 
 /** Every variable {@link channelFromEnv} reads: the channel is rebuilt when one of them changes. */

@@ -121,6 +121,19 @@ function classify(error: unknown): Failure {
  */
 const callFetch = htmlGuardedFetch;
 
+/** What {@link gemini} resolved from its options and the environment. */
+interface GeminiSettings {
+  options: GeminiOptions;
+  model: string;
+  apiKey: string | undefined;
+  project: string | undefined;
+  location: string | undefined;
+  family: ReturnType<typeof geminiFamily>;
+  thinking: ReturnType<typeof resolveThinking>;
+  media: keyof typeof MEDIA_RESOLUTIONS | undefined;
+  id: ProviderIdentity;
+}
+
 /**
  * A channel to Gemini. Sends each screenshot downscaled (long side 1280 px, WebP by default),
  * asks for JSON matching the kind's schema, and maps `box_2d` back to the request's pixels.
@@ -130,18 +143,33 @@ const callFetch = htmlGuardedFetch;
  * ```
  */
 export function gemini(options: GeminiOptions = {}): AiChannel {
+  const settings = geminiSettings(options);
+  // Without a key (or project) the channel still builds: mode replay never asks, the first request says what to set.
+  const missing = missingSetting(settings);
+  if (missing) return missingSettingChannel(missing);
+  const getClient = clientOf(settings);
+  return modelChannel({
+    id: settings.id,
+    boxes: GEMINI_BOXES,
+    image: imagePlan(options.image),
+    refine: options.refine ?? false,
+    retry: options.retry,
+    send: async (turn, kind, signal) =>
+      replyOf(settings, kind, await generate(settings, await getClient(), { turn, kind, signal })),
+    classify: (error, kind) => withThinkingFix(settings, classify(error), kind),
+  });
+}
+
+/** The options checked and resolved: model, credentials, thinking and media resolution. */
+function geminiSettings(options: GeminiOptions): GeminiSettings {
   checkProviderOptions("gemini", GeminiOptionsSchema, options);
   const model = options.model ?? DEFAULT_GEMINI_MODEL;
-  const apiKey = options.vertex
-    ? undefined
-    : (options.apiKey ?? process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY);
-  const project = options.vertex ? (options.vertex.project ?? process.env.GOOGLE_CLOUD_PROJECT) : undefined;
-  const location = options.vertex
-    ? (options.vertex.location ?? process.env.GOOGLE_CLOUD_LOCATION ?? "global")
-    : undefined;
+  const { vertex } = options;
+  const apiKey = vertex ? undefined : (options.apiKey ?? process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY);
+  const project = vertex ? (vertex.project ?? process.env.GOOGLE_CLOUD_PROJECT) : undefined;
+  const location = vertex ? (vertex.location ?? process.env.GOOGLE_CLOUD_LOCATION ?? "global") : undefined;
   checkServerUrl("gemini", "baseUrl", options.baseUrl);
   registerSecret(apiKey);
-  const id: ProviderIdentity = { provider: "gemini", model, secrets: apiKey ? [apiKey] : [] };
   const family = geminiFamily(model);
   const thinking = resolveThinking(model, family, options.thinking);
   const media = options.mediaResolution === "model-default" ? undefined : options.mediaResolution;
@@ -151,22 +179,28 @@ export function gemini(options: GeminiOptions = {}): AiChannel {
         `only Gemini models take it. Remove it or set it to "model-default".`,
     );
   }
+  const id: ProviderIdentity = { provider: "gemini", model, secrets: apiKey ? [apiKey] : [] };
+  return { options, model, apiKey, project, location, family, thinking, media, id };
+}
 
-  // Without a key (or project) the channel still builds: mode replay never asks, the first request says what to set.
+/** What to set when the credentials are missing, or `undefined`. */
+function missingSetting({ options, apiKey, project }: GeminiSettings): string | undefined {
   if (!options.vertex && !apiKey) {
-    return missingSettingChannel(
+    return (
       "gemini() needs an API key: pass { apiKey }, or set GEMINI_API_KEY (or GOOGLE_API_KEY); " +
-        "for Vertex AI pass { vertex: { project } } or set GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT.",
+      "for Vertex AI pass { vertex: { project } } or set GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT."
     );
   }
   if (options.vertex && !project) {
-    return missingSettingChannel(
-      "gemini({ vertex }) needs a Google Cloud project: pass vertex.project or set GOOGLE_CLOUD_PROJECT.",
-    );
+    return "gemini({ vertex }) needs a Google Cloud project: pass vertex.project or set GOOGLE_CLOUD_PROJECT.";
   }
+  return undefined;
+}
 
+/** The SDK's client, made on first use (the SDK is loaded only when a request is sent). */
+function clientOf({ options, apiKey, project, location }: GeminiSettings): () => Promise<GoogleGenAI> {
   let client: Promise<GoogleGenAI> | undefined;
-  const getClient = () =>
+  return () =>
     (client ??= import("@google/genai").then(
       ({ GoogleGenAI }) =>
         new GoogleGenAI({
@@ -174,79 +208,79 @@ export function gemini(options: GeminiOptions = {}): AiChannel {
           httpOptions: { ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), fetch: callFetch },
         }),
     ));
+}
 
-  async function send(turn: Turn, kind: AiKind, signal: AbortSignal): Promise<ModelReply> {
-    const ai = await getClient();
-    const parts = turn.parts.map((p) =>
-      "text" in p ? { text: p.text } : { inlineData: { mimeType: p.image.sent.mimeType, data: p.image.sent.data } },
-    );
-    const thinkingCfg = thinkingConfigFor(family, thinking[kind]);
-    const response = await ai.models.generateContent({
-      model,
-      contents: [{ role: "user", parts }],
-      config: {
-        systemInstruction: turn.system,
-        responseMimeType: "application/json",
-        responseJsonSchema: wireJsonSchema(kind, GEMINI_BOXES),
-        ...(thinkingCfg ? { thinkingConfig: thinkingCfg } : {}),
-        ...(media ? { mediaResolution: MEDIA_RESOLUTIONS[media] as MediaResolution } : {}),
-        abortSignal: signal,
-      },
-    });
-    const blocked = response.promptFeedback?.blockReason;
-    if (blocked) {
-      const why = response.promptFeedback?.blockReasonMessage;
-      throw providerError(id, `blocked the "${kind}" request (${blocked}${why ? `: ${why}` : ""}).`);
-    }
-    const candidate = response.candidates?.[0];
-    const finish = candidate?.finishReason;
-    if (finish && REFUSALS.has(finish)) {
-      throw providerError(id, `refused to answer the "${kind}" request (finish reason ${finish}).`);
-    }
-    if (finish === "MAX_TOKENS") {
-      throw providerError(id, `stopped before its "${kind}" answer was complete (finish reason MAX_TOKENS).`);
-    }
-    const text = (candidate?.content?.parts ?? [])
-      .filter((p) => !p.thought && typeof p.text === "string")
-      .map((p) => p.text)
-      .join("");
-    if (!text) throw providerError(id, `gave no answer to the "${kind}" request (finish reason ${finish ?? "none"}).`);
-    const usage = response.usageMetadata;
-    return {
-      text,
-      model: response.modelVersion,
-      usage: usage
-        ? {
-            inputTokens: usage.promptTokenCount,
-            outputTokens:
-              usage.candidatesTokenCount === undefined && usage.thoughtsTokenCount === undefined
-                ? undefined
-                : (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
-          }
-        : undefined,
-    };
-  }
+type GenerateResponse = Awaited<ReturnType<GoogleGenAI["models"]["generateContent"]>>;
 
-  return modelChannel({
-    id,
-    boxes: GEMINI_BOXES,
-    image: imagePlan(options.image),
-    refine: options.refine ?? false,
-    retry: options.retry,
-    send,
-    classify(error, kind) {
-      const failure = classify(error);
-      if (failure.status !== 400 || !THINKING_REFUSED.test(failure.detail)) return failure;
-      const sent = thinking[kind];
-      const what = sent
-        ? `tapshot sent thinking "${sent}" for "${kind}"`
-        : `tapshot sent no thinking setting for "${kind}"`;
-      return {
-        ...failure,
-        fix:
-          `${what}; ${family.label} ${describeAccepted(family)}. ` +
-          `Set gemini({ thinking: { ${kind}: ... } }) to one of those.`,
-      };
+/** One `generateContent` request: the turn's parts, the kind's JSON schema, thinking and media resolution. */
+function generate(
+  { model, family, thinking, media }: GeminiSettings,
+  ai: GoogleGenAI,
+  { turn, kind, signal }: { turn: Turn; kind: AiKind; signal: AbortSignal },
+): Promise<GenerateResponse> {
+  const parts = turn.parts.map((p) =>
+    "text" in p ? { text: p.text } : { inlineData: { mimeType: p.image.sent.mimeType, data: p.image.sent.data } },
+  );
+  const thinkingCfg = thinkingConfigFor(family, thinking[kind]);
+  return ai.models.generateContent({
+    model,
+    contents: [{ role: "user", parts }],
+    config: {
+      systemInstruction: turn.system,
+      responseMimeType: "application/json",
+      responseJsonSchema: wireJsonSchema(kind, GEMINI_BOXES),
+      ...(thinkingCfg ? { thinkingConfig: thinkingCfg } : {}),
+      ...(media ? { mediaResolution: MEDIA_RESOLUTIONS[media] as MediaResolution } : {}),
+      abortSignal: signal,
     },
   });
+}
+
+/** The answer's text and usage; a blocked, refused, cut or empty answer is a provider error. */
+function replyOf({ id }: GeminiSettings, kind: AiKind, response: GenerateResponse): ModelReply {
+  const blocked = response.promptFeedback?.blockReason;
+  if (blocked) {
+    const why = response.promptFeedback?.blockReasonMessage;
+    throw providerError(id, `blocked the "${kind}" request (${blocked}${why ? `: ${why}` : ""}).`);
+  }
+  const candidate = response.candidates?.[0];
+  const finish = candidate?.finishReason;
+  if (finish && REFUSALS.has(finish)) {
+    throw providerError(id, `refused to answer the "${kind}" request (finish reason ${finish}).`);
+  }
+  if (finish === "MAX_TOKENS") {
+    throw providerError(id, `stopped before its "${kind}" answer was complete (finish reason MAX_TOKENS).`);
+  }
+  const text = (candidate?.content?.parts ?? [])
+    .filter((p) => !p.thought && typeof p.text === "string")
+    .map((p) => p.text)
+    .join("");
+  if (!text) throw providerError(id, `gave no answer to the "${kind}" request (finish reason ${finish ?? "none"}).`);
+  const usage = response.usageMetadata;
+  return {
+    text,
+    model: response.modelVersion,
+    usage: usage
+      ? {
+          inputTokens: usage.promptTokenCount,
+          outputTokens:
+            usage.candidatesTokenCount === undefined && usage.thoughtsTokenCount === undefined
+              ? undefined
+              : (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
+        }
+      : undefined,
+  };
+}
+
+/** A 400 that names thinking says which setting was sent and which the model accepts. */
+function withThinkingFix({ thinking, family }: GeminiSettings, failure: Failure, kind: AiKind): Failure {
+  if (failure.status !== 400 || !THINKING_REFUSED.test(failure.detail)) return failure;
+  const sent = thinking[kind];
+  const what = sent
+    ? `tapshot sent thinking "${sent}" for "${kind}"`
+    : `tapshot sent no thinking setting for "${kind}"`;
+  return {
+    ...failure,
+    fix: `${what}; ${family.label} ${describeAccepted(family)}. Set gemini({ thinking: { ${kind}: ... } }) to one of those.`,
+  };
 }

@@ -14,6 +14,7 @@ import { createRecord, replaceRecord, sha256 } from "../../src/core/store/record
 import { FORMAT } from "../../src/core/store/record-format.js";
 import type { BaselineRecord } from "../../src/core/store/baseline-record.js";
 import { readStoreModel } from "../../src/cli/model.js";
+import { revertValue } from "../../src/cli/review/actions.js";
 import { runPrune } from "../../src/cli/prune.js";
 import { EXIT } from "../../src/cli/exit.js";
 import { runSync } from "../../src/cli/sync.js";
@@ -485,6 +486,30 @@ describe("temp files a killed run left behind", () => {
       await replaceRecord(store, key, heal, healed, first);
     }
   }
+
+  test.each([
+    ["after its JSON and image were written", `.previous.png`],
+    ["after its JSON alone was written", `.png`],
+  ])("a revert killed %s is finished by the next revert --all", async (_when, killedAt) => {
+    await storeHeals(1);
+    const key = "screenshots/android/screen-0/fake-pixel_14";
+    // The real revert, stopped where a kill would stop it: at its write or removal of `killedAt`.
+    const killed = new Error("killed");
+    const dying = Object.assign(Object.create(store) as FileStore, {
+      write: (k: string, data: Buffer) => (k === `${key}${killedAt}` ? Promise.reject(killed) : store.write(k, data)),
+      remove: (k: string) => (k === `${key}${killedAt}` ? Promise.reject(killed) : store.remove(k)),
+    });
+    const by = { name: "test", at: new Date().toISOString() };
+    await expect(revertValue(dying, key, by)).rejects.toBe(killed);
+    expect(await store.read(`${key}.previous.png`)).not.toBeNull();
+
+    const rerun = await runCli(["revert", "--all", "--storage", storageDir]);
+    expect(rerun).toMatchObject({ code: EXIT.ok, stderr: "" });
+    expect(rerun.stdout).toMatch(/^Reverted 1 value:\n {2}screenshots\/android\/screen-0\/fake-pixel_14 \(reverted\)/);
+    expect(await store.read(`${key}.previous.png`)).toBeNull();
+    const record = JSON.parse((await store.read(`${key}.json`))!.toString("utf8"));
+    expect(sha256((await store.read(`${key}.png`))!)).toBe(record.imageSha256);
+  });
 
   test("revert --all over 40 heals killed with SIGKILL, rerun: every heal reverted and no temp file left", async () => {
     await storeHeals(40);

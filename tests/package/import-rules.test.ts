@@ -215,4 +215,13 @@ describe("src", () => {
   test("no import circle anywhere in src", () => {
     expect(importCircles(arrows)).toEqual([]);
   });
+
+  test("a flow imports no other flow but the shared helpers (find builds on the tap flow); those import no flow", () => {
+    const flowOf = (path: string) => /^src\/core\/flows\/([^/]+)\//.exec(path)?.[1];
+    const between = arrows
+      .map(({ from, to }) => ({ from: flowOf(from), to: flowOf(to) }))
+      .filter((a): a is { from: string; to: string } => !!a.from && !!a.to && a.from !== a.to)
+      .map(({ from, to }) => `${from} -> ${to}`);
+    expect([...new Set(between)].sort()).toEqual(["act -> shared", "find -> tap", "tap -> shared"]);
+  });
 });

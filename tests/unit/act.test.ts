@@ -6,6 +6,7 @@
  * a loading state is waited for.
  */
 import { promises as fs } from "node:fs";
+import { getEventListeners } from "node:events";
 import sharp from "sharp";
 import os from "node:os";
 import path from "node:path";
@@ -425,4 +426,43 @@ describe("ai.act's records under review, its deadline and its device errors", ()
     expect(onAndroid.steps[0]).toEqual({ action: "press", control: "", key: "back" });
     expect(android7.app.keys).toEqual(["back"]);
   });
+});
+
+test("no listener stays on a signal after its step: no MaxListenersExceededWarning however many steps", async () => {
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+  process.on("warning", onWarning);
+  try {
+    configure({ decide: plan, complete: judge });
+    const signal = new AbortController().signal;
+    for (let run = 0; run < 3; run++) {
+      const { driver } = session("android");
+      const done = await android.act(asBrowser(driver), GOAL, { values: VALUES, signal });
+      expect(done.outcome).toBe(run === 0 ? "learned" : "replayed");
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings.filter((w) => w.includes("MaxListenersExceeded"))).toEqual([]);
+    expect(getEventListeners(signal, "abort")).toHaveLength(0);
+  } finally {
+    process.off("warning", onWarning);
+  }
+});
+
+test("a goal already reached when the call starts succeeds with nothing done and nothing stored", async () => {
+  const done = (): AiAnswers["decide"] => ({
+    choices: [{ action: "done", probability: 0.95 }],
+    reason: "already signed in",
+    model: SCRIPTED_MODEL,
+  });
+  configure({ decide: done, complete: judge });
+  const { driver, app } = session("android");
+  app.screen = "done";
+  const result = await android.act(asBrowser(driver), GOAL, { values: VALUES });
+  expect(result).toMatchObject({ outcome: "reached", steps: [] });
+  expect(driver.actions).toEqual([]);
+  expect(
+    await fs.readdir(storageDir, { recursive: true }).then((f) => f.filter((n) => String(n).endsWith(".json"))),
+  ).toEqual([]);
+  expect(logs.at(-1)).toMatchObject({ api: "act", outcome: "reached" });
+  expect(logs.at(-1)!.detail).toMatch(/judged reached before any step: nothing done, nothing stored/);
 });

@@ -70,6 +70,7 @@ test("UiAutomator2: the field under the point is found by its unique resource-id
   const second = (await android.find(asBrowser(driver), 'the "Promo code" field')) as { elementId?: string };
   expect(second.elementId).toBe("element-id=com.shop:id/promo");
 
+  // A field's text may be what was typed, never its label: with no hint to say it, the model decides.
   expect(logs.map((l) => [l.api, l.outcome, l.aiCalls])).toEqual([
     ["find", "learned", 1],
     ["find", "replayed", 0],

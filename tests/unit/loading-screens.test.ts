@@ -19,7 +19,7 @@ import type { LogEntry } from "../../src/core/ground/log.js";
 import { compareThumbs, screenThumb, thumbGrid } from "../../src/core/pixels/screen-thumb.js";
 import { decode } from "../../src/core/pixels/image-decode.js";
 import { ScreenThumbSchema, TapRecordSchema } from "../../src/core/store/tap-record.js";
-import { SAME_SCREEN_SHARE } from "../../src/core/flows/tap/stored-screen.js";
+import { SAME_SCREEN_SHARE } from "../../src/core/flows/shared/stored-screen.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import {
   AppiumDriverDouble,

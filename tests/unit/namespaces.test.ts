@@ -198,6 +198,13 @@ test("project names that could leave their folder are refused, saying the allowe
     /configureAi's project "\.\.\/other" is not a project name: it holds a path separator\. Use 1-64 lower-case letters/,
   );
   expect(projectProblem("x".repeat(64))).toBeUndefined();
+  for (const reserved of ["con", "nul", "aux", "prn", "com1", "lpt1"]) {
+    expect(projectProblem(reserved)).toMatch(/Windows reserves it for a device/);
+  }
+  expect(() => configureAi({ project: "com1" })).toThrow(
+    /configureAi's project "com1" is not a project name: Windows reserves it for a device/,
+  );
+  expect(projectProblem("console")).toBeUndefined();
   expect(projectProblem("shop_team-2")).toBeUndefined();
 
   // From the environment and from a function, the first call fails before the device is asked anything.
@@ -219,8 +226,46 @@ test("app identities become key parts that stay in their folder", () => {
   expect(appSlug("127.0.0.1")).toBe("127.0.0.1");
   expect(appSlug("../../etc")).toBe("etc");
   expect(appSlug("a/..\\b")).toBe("a-.-b");
-  expect(appSlug("..")).toBeUndefined();
   expect(appSlug(" ")).toBeUndefined();
+});
+
+describe("every declared app identity has a folder of its own", () => {
+  const prefix = `com.example.${"very-long-segment-".repeat(5)}`.slice(0, 100);
+  const internal = `${prefix}${"x".repeat(120 - prefix.length - 16)}.portal.internal`;
+  const external = `${prefix}${"x".repeat(120 - prefix.length - 16)}.portal.external`;
+
+  test("two 120-character identities that share their first 100 get two folders, stable and short", () => {
+    expect([internal.length, external.length]).toEqual([120, 120]);
+    const [a, b] = [appSlug(internal)!, appSlug(external)!];
+    expect(a).not.toBe(b);
+    expect(a.length).toBeLessThanOrEqual(100);
+    expect(a).toMatch(/^com\.example\.very-long-segment-.*-[0-9a-f]{10}$/);
+    expect(appSlug(internal)).toBe(a);
+    expect(appSlug(`  ${internal.toUpperCase()} `)).not.toBe(a); // the hash is of the identity as declared
+  });
+
+  test("an identity with nothing left after the slug, or a Windows device name, gets a hashed folder", () => {
+    for (const identity of ["...", "-.-", "..", "//"]) expect(appSlug(identity)).toMatch(/^app-[0-9a-f]{10}$/);
+    expect(appSlug("...")).not.toBe(appSlug("-.-"));
+    expect(appSlug("con")).toMatch(/^con-[0-9a-f]{10}$/);
+    expect(appSlug("com1.app")).toMatch(/^com1\.app-[0-9a-f]{10}$/);
+    expect(appSlug("com.example.shop")).toBe("com.example.shop");
+  });
+
+  test.each([
+    ["long identities", internal, external],
+    ["identities that slug to nothing", "...", "com.other.app"],
+    ["identities that slug to nothing", "-.-", "..."],
+  ])("%s: the second app does not replay the first app's tap", async (_what, first, second) => {
+    const a = new FakeDevice(shopScene(), { app: first });
+    configure(a);
+    expect((await api.tap(fakeDriver(a), PROMPT)).outcome).toBe("learned");
+    const b = new FakeDevice(otherScene(), { app: second });
+    const channel = configure(b);
+    const tapped = await api.tap(fakeDriver(b), PROMPT);
+    expect([tapped.outcome, channel.count()]).toEqual(["learned", 1]);
+    expect((await storedJson()).every((key) => key.startsWith("apps/"))).toBe(true);
+  });
 });
 
 test("each project has a run budget of its own", async () => {

@@ -85,8 +85,10 @@ test("find answers the page's input as a WebdriverIO element; browser.aiFind the
   await button.click();
   expect(await (await driver.$("[data-testid=promo-result]")).getText()).toBe("Applied: TAKE5");
 
-  // The field's replay asked nothing; the button was learned once.
-  expect(double.received.filter((r) => r.kind === "locate").length).toBe(located + 1);
+  // The field's replay asked nothing; the button, the page source's only button saying "Apply", was learned
+  // from the page source with no model request.
+  expect(double.received.filter((r) => r.kind === "locate").length).toBe(located);
+  expect(logs.at(-1)).toMatchObject({ api: "find", prompt: BUTTON, aiCalls: 0, models: ["page-source"] });
   expect(logs.map((l) => [l.api, l.prompt, l.outcome])).toEqual([
     ["find", FIELD, "learned"],
     ["find", FIELD, "replayed"],

@@ -161,59 +161,14 @@ function section(id: string, title: string, body: string): string {
   return `<section id="${id}"><h2>${esc(title)}</h2>${body}</section>`;
 }
 
+const none = (text: string) => `<p class="empty-note">${esc(text)}</p>`;
+
+/** The report page: a summary, then one section per part (failures, heals, baselines, taps, cost, calls). */
 export function renderReport(view: ReportView): string {
   const now = Date.parse(view.generatedAt);
   const { store } = view;
   const runIds = view.runs.map((r) => r.id);
-  const none = (text: string) => `<p class="empty-note">${esc(text)}</p>`;
-
-  const failures = view.failures.length
-    ? `<div class="cards">${view.failures.map(failureCard).join("\n")}</div>`
-    : none(view.runs.length ? "No failures in the last run." : "No run results found.");
-  const heals = view.heals.length
-    ? `<div class="cards">${view.heals.map((h) => healCard(h, now)).join("\n")}</div>`
-    : none("No stored value has been healed.");
-  const grids = view.grids.length
-    ? view.grids
-        .map(
-          (g) => `<h3>${esc(g.platform)}</h3>
-<table class="grid" data-testid="baseline-grid" data-platform="${esc(g.platform)}">
-<thead><tr><th>name</th>${g.devices.map((d) => `<th class="mono">${esc(d)}</th>`).join("")}</tr></thead>
-<tbody>${g.rows
-            .map(
-              (row) =>
-                `<tr><td class="name">${esc(row.name)}</td>${row.cells.map((c, i) => baselineCell(c, g.devices[i]!, row.name, now)).join("")}</tr>`,
-            )
-            .join("\n")}</tbody></table>`,
-        )
-        .join("\n")
-    : none("No baselines stored.");
-  const tapGroups = new Map<string, TapView[]>();
-  for (const t of view.taps) {
-    const group = `${t.entry.platform} · ${deviceOf(t.entry)}`;
-    tapGroups.set(group, [...(tapGroups.get(group) ?? []), t]);
-  }
-  const taps = view.taps.length
-    ? [...tapGroups]
-        .map(
-          ([group, members]) =>
-            `<h3>${esc(group)}</h3><div class="cards">${members.map((t) => tapCard(t, now)).join("\n")}</div>`,
-        )
-        .join("\n")
-    : none("No taps stored.");
-  const calls = view.calls.length
-    ? `<table class="calls"><thead><tr><th>api</th><th>prompt / name</th><th>device</th><th>outcome</th><th>AI calls</th><th>time</th><th>detail</th></tr></thead>
-<tbody>${view.calls.map(callRow).join("\n")}</tbody></table>`
-    : none("No run results found.");
-  const cost = view.calls.length
-    ? `<table class="cost" data-testid="cost"><tbody>${costRows(view.totals)
-        .map((r) => `<tr data-testid="cost-${r.id}"><th>${esc(r.label)}</th><td>${esc(r.value)}</td></tr>`)
-        .join("\n")}</tbody></table>`
-    : none("No run results found.");
-  const invalid = store.invalid.length
-    ? `<ul class="invalid">${store.invalid.map((i) => `<li data-testid="invalid"><code>${esc(i.key)}</code>: ${esc(i.problem)}</li>`).join("")}</ul>`
-    : "";
-
+  const invalid = invalidList(view);
   const count = (n: number, what: string, href: string) => `<li><a href="#${href}"><b>${n}</b>${esc(what)}</a></li>`;
   return `<!doctype html>
 <html lang="en">
@@ -239,15 +194,82 @@ export function renderReport(view: ReportView): string {
   ${count(view.calls.length, "calls in the last run", "calls")}
   ${store.invalid.length ? count(store.invalid.length, "invalid files", "invalid") : ""}
 </ul>
-${section("failures", "Failures in the last run", failures)}
-${section("heals", "Heals: before and after", heals)}
-${section("baselines", "Baselines per device", grids)}
-${section("taps", "Stored taps", taps)}
-${section("cost", "Model calls and their cost in the last run", cost)}
-${section("calls", "Calls in the last run", calls)}
+${section("failures", "Failures in the last run", failuresPart(view))}
+${section("heals", "Heals: before and after", healsPart(view, now))}
+${section("baselines", "Baselines per device", gridsPart(view, now))}
+${section("taps", "Stored taps", tapsPart(view, now))}
+${section("cost", "Model calls and their cost in the last run", costPart(view))}
+${section("calls", "Calls in the last run", callsPart(view))}
 ${invalid ? section("invalid", "Invalid files (restore from git, or delete to learn again)", invalid) : ""}
 <script>${COMPARE_SCRIPT}</script>
 </body>
 </html>
 `;
+}
+
+function failuresPart(view: ReportView): string {
+  return view.failures.length
+    ? `<div class="cards">${view.failures.map(failureCard).join("\n")}</div>`
+    : none(view.runs.length ? "No failures in the last run." : "No run results found.");
+}
+
+function healsPart(view: ReportView, now: number): string {
+  return view.heals.length
+    ? `<div class="cards">${view.heals.map((h) => healCard(h, now)).join("\n")}</div>`
+    : none("No stored value has been healed.");
+}
+
+/** One table per platform: a row per baseline name, a column per device. */
+function gridsPart(view: ReportView, now: number): string {
+  if (!view.grids.length) return none("No baselines stored.");
+  return view.grids
+    .map(
+      (g) => `<h3>${esc(g.platform)}</h3>
+<table class="grid" data-testid="baseline-grid" data-platform="${esc(g.platform)}">
+<thead><tr><th>name</th>${g.devices.map((d) => `<th class="mono">${esc(d)}</th>`).join("")}</tr></thead>
+<tbody>${g.rows
+        .map(
+          (row) =>
+            `<tr><td class="name">${esc(row.name)}</td>${row.cells.map((c, i) => baselineCell(c, g.devices[i]!, row.name, now)).join("")}</tr>`,
+        )
+        .join("\n")}</tbody></table>`,
+    )
+    .join("\n");
+}
+
+/** The stored taps, grouped by platform and device. */
+function tapsPart(view: ReportView, now: number): string {
+  if (!view.taps.length) return none("No taps stored.");
+  const groups = new Map<string, TapView[]>();
+  for (const t of view.taps) {
+    const group = `${t.entry.platform} · ${deviceOf(t.entry)}`;
+    groups.set(group, [...(groups.get(group) ?? []), t]);
+  }
+  return [...groups]
+    .map(
+      ([group, members]) =>
+        `<h3>${esc(group)}</h3><div class="cards">${members.map((t) => tapCard(t, now)).join("\n")}</div>`,
+    )
+    .join("\n");
+}
+
+function callsPart(view: ReportView): string {
+  return view.calls.length
+    ? `<table class="calls"><thead><tr><th>api</th><th>prompt / name</th><th>device</th><th>outcome</th><th>AI calls</th><th>time</th><th>detail</th></tr></thead>
+<tbody>${view.calls.map(callRow).join("\n")}</tbody></table>`
+    : none("No run results found.");
+}
+
+function costPart(view: ReportView): string {
+  return view.calls.length
+    ? `<table class="cost" data-testid="cost"><tbody>${costRows(view.totals)
+        .map((r) => `<tr data-testid="cost-${r.id}"><th>${esc(r.label)}</th><td>${esc(r.value)}</td></tr>`)
+        .join("\n")}</tbody></table>`
+    : none("No run results found.");
+}
+
+function invalidList({ store }: ReportView): string {
+  return store.invalid.length
+    ? `<ul class="invalid">${store.invalid.map((i) => `<li data-testid="invalid"><code>${esc(i.key)}</code>: ${esc(i.problem)}</li>`).join("")}</ul>`
+    : "";
 }

@@ -125,6 +125,34 @@ export async function revertValue(store: Store, key: string, by: ReviewBy, seen?
   });
 }
 
+/**
+ * Finish a revert that was killed after it wrote the record's JSON (record-io.ts restorePrevious):
+ * the record's image is put in place from `.previous.png` when it is not yet, then that file is
+ * removed. Nothing is done when the files do not say so (an image that matches neither is left for
+ * a person, as `tapshot list` shows it).
+ */
+export async function finishRevert(store: Store, key: string): Promise<ReviewChange> {
+  return withKeyLock(store, key, async () => {
+    const json = await store.read(`${key}.json`);
+    const record = json ? (JSON.parse(json.toString("utf8")) as { previous?: unknown; imageSha256?: string }) : null;
+    const previousImage = await store.read(`${key}.previous.png`);
+    if (!record || record.previous !== undefined || !previousImage) {
+      return { key, action: "unchanged", files: [], why: "no unfinished revert" };
+    }
+    const image = await store.read(`${key}.png`);
+    const files: string[] = [];
+    if (!image || sha256(image) !== record.imageSha256) {
+      if (sha256(previousImage) !== record.imageSha256) {
+        return { key, action: "unchanged", files: [], why: "its images match neither its record nor each other" };
+      }
+      await store.write(`${key}.png`, previousImage);
+      files.push(`${key}.png`);
+    }
+    await store.remove(`${key}.previous.png`);
+    return { key, action: "reverted", files: [...files, `${key}.previous.png`], why: "a revert that was interrupted" };
+  });
+}
+
 /** A heal keeps the value's creation time; a learn (even one replacing another screen's value) sets it anew. */
 export function isHeal(record: { previous?: unknown; createdAt: string; storedAt: string }): boolean {
   return record.previous !== undefined && record.createdAt !== record.storedAt;

@@ -31,8 +31,12 @@ export interface ProgramParts {
 type Flags = Partial<CommonOptions> & EntryFilter & { all?: boolean; by?: string };
 
 export function addReviewCommands(program: Command, parts: ProgramParts): void {
-  const { withCommon, withFilters, common, modelOf, storeOf, exit } = parts;
+  addPendingCommand(program, parts);
+  for (const decision of ["accept", "revert"] as const) addDecideCommand(program, parts, decision);
+  addReviewPageCommand(program, parts);
+}
 
+function addPendingCommand(program: Command, { withCommon, withFilters, common, modelOf, exit }: ProgramParts): void {
   withFilters(withCommon(program.command("pending")))
     .description("list the new values and heals that await review (a person accepts or reverts them)")
     .option("--fail-on-pending", "exit 1 when anything awaits review (a CI gate)")
@@ -40,48 +44,42 @@ export function addReviewCommands(program: Command, parts: ProgramParts): void {
       const options = common(flags);
       exit(runPending(await modelOf(options), { ...flags, json: options.json }));
     });
+}
 
-  for (const decision of ["accept", "revert"] as const) {
-    const command = withFilters(withCommon(program.command(decision)));
-    if (decision === "accept") {
-      command
-        .option("--failed", "accept each baseline that failed in the last run (or --run) from the screenshot it kept")
-        .option("--run <id>", "with --failed: this run folder instead of the last run (repeatable)", collectRun);
-    }
+/** `accept` (with `--failed`: the last run's failed baselines) and `revert`. */
+function addDecideCommand(program: Command, parts: ProgramParts, decision: "accept" | "revert"): void {
+  const { withCommon, withFilters, common, modelOf, storeOf, exit } = parts;
+  const command = withFilters(withCommon(program.command(decision)));
+  if (decision === "accept") {
     command
-      .description(
-        decision === "accept"
-          ? "accept pending values: they stay as stored, marked accepted with who and when"
-          : "revert pending values: a heal gets its previous value back and is not healed to again; a new value is deleted",
-      )
-      .argument("[name|prompt]", "baseline name or tap prompt (exact, else a case-insensitive part of it)")
-      .option("--all", "every pending value (the filters still apply)")
-      .option(
-        "--by <name>",
-        "who reviews, for the record (default: $TAPSHOT_REVIEWER, else git user.name <user.email>)",
-      )
-      .action(async (query: string | undefined, flags: Flags & { failed?: boolean; run?: string[] }) => {
-        const options = common(flags);
-        const by = { name: reviewerName(flags.by), at: new Date().toISOString() };
-        if (decision === "accept" && flags.failed) {
-          if (query || flags.all) throw new UsageError("--failed accepts a run's failures: give no name or --all.");
-          const runs = pickRuns(await readRuns(options.results), flags.run, options.results);
-          return exit(await runAcceptFailed(await storeOf(options), runs, by, { json: options.json }));
-        }
-        if (flags.run?.length) throw new UsageError("--run goes with --failed.");
-        exit(
-          await runDecide(
-            await modelOf(options),
-            await storeOf(options),
-            decision,
-            query,
-            { ...flags, ...options },
-            by,
-          ),
-        );
-      });
+      .option("--failed", "accept each baseline that failed in the last run (or --run) from the screenshot it kept")
+      .option("--run <id>", "with --failed: this run folder instead of the last run (repeatable)", collectRun);
   }
+  command
+    .description(
+      decision === "accept"
+        ? "accept pending values: they stay as stored, marked accepted with who and when"
+        : "revert pending values: a heal gets its previous value back and is not healed to again; a new value is deleted",
+    )
+    .argument("[name|prompt]", "baseline name or tap prompt (exact, else a case-insensitive part of it)")
+    .option("--all", "every pending value (the filters still apply)")
+    .option("--by <name>", "who reviews, for the record (default: $TAPSHOT_REVIEWER, else git user.name <user.email>)")
+    .action(async (query: string | undefined, flags: Flags & { failed?: boolean; run?: string[] }) => {
+      const options = common(flags);
+      const by = { name: reviewerName(flags.by), at: new Date().toISOString() };
+      if (decision === "accept" && flags.failed) {
+        if (query || flags.all) throw new UsageError("--failed accepts a run's failures: give no name or --all.");
+        const runs = pickRuns(await readRuns(options.results), flags.run, options.results);
+        return exit(await runAcceptFailed(await storeOf(options), runs, by, { json: options.json }));
+      }
+      if (flags.run?.length) throw new UsageError("--run goes with --failed.");
+      const [model, store] = [await modelOf(options), await storeOf(options)];
+      exit(await runDecide(model, store, decision, query, { ...flags, ...options }, by));
+    });
+}
 
+/** `review`: the local page, started only when something awaits review. */
+function addReviewPageCommand(program: Command, { withCommon, common, modelOf, storeOf, exit }: ProgramParts): void {
   withCommon(program.command("review"), false)
     .description(
       "open a local page (127.0.0.1 only) to accept or revert pending values and the last run's failures; Ctrl-C stops it",
@@ -89,7 +87,6 @@ export function addReviewCommands(program: Command, parts: ProgramParts): void {
     .option("--by <name>", "who reviews, for the record (default: $TAPSHOT_REVIEWER, else git user.name <user.email>)")
     .action(async (flags: Flags) => {
       const options = common(flags);
-      // Nothing to review: say so, and start no server.
       const store = await storeOf(options);
       const last = await lastFailures(options.results, store);
       const failed = last.failures.length + last.unreadable.length;

@@ -5,10 +5,10 @@
 import type { Store } from "../../core/store/store.js";
 import { EXIT, UsageError } from "../exit.js";
 import { printJson, printLines } from "../format.js";
-import type { StoreModel } from "../model.js";
-import type { EntryFilter } from "../select.js";
+import { allEntries, type StoreModel } from "../model.js";
+import { matchesFilter, type EntryFilter } from "../select.js";
 import { findEntries } from "../show.js";
-import { acceptValue, revertValue, type ReviewBy, type ReviewChange } from "./actions.js";
+import { acceptValue, finishRevert, revertValue, type ReviewBy, type ReviewChange } from "./actions.js";
 import { pendingOf, pendingValues, type PendingValue } from "./pending.js";
 
 export interface DecideOptions extends EntryFilter {
@@ -66,6 +66,12 @@ export async function runDecide(
 ): Promise<number> {
   const values = selectPending(model, query, options);
   const done = await decideAll(store, values, decision, by);
+  // A revert killed half-way left its old image behind; the next revert finishes it.
+  if (decision === "revert" && options.all) {
+    for (const entry of allEntries(model).filter((e) => e.unfinishedRevert && matchesFilter(e, options))) {
+      done.push(await finishRevert(store, entry.key));
+    }
+  }
   const failed = done.filter((d) => d.action === "failed");
   if (options.json) {
     printJson({

@@ -145,104 +145,149 @@ async function fingerprintsOf(
   return found;
 }
 
+/** What every route of one server knows: its options, its token and what it reads per request. */
+interface ServerContext {
+  options: ReviewServerOptions;
+  token: string;
+  fingerprint: Fingerprinter;
+  imageUrl: (key: string, file: string) => string;
+  failureImageUrl: (failure: ReviewFailure, label: string) => string;
+  /** The store's pending values, read anew per request. */
+  pending: () => Promise<{ model: Awaited<ReturnType<ReviewServerOptions["readModel"]>>; values: PendingValue[] }>;
+  /** The last run's failures; only the page shows fingerprints. */
+  last: (withPrints?: boolean) => Promise<LastFailures>;
+}
+
+type Route = (context: ServerContext, req: http.IncomingMessage, res: http.ServerResponse, url: URL) => Promise<void>;
+
+/** The page: the pending values and the last run's failures. A store that cannot be listed still shows the failures. */
+async function pageRoute(context: ServerContext, _req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const { options, token, fingerprint, imageUrl, failureImageUrl } = context;
+  const read = await context
+    .pending()
+    .catch((error: unknown) => ({ model: undefined, error: (error as Error).message }));
+  const values = "values" in read ? read.values : [];
+  const nonce = randomBytes(16).toString("base64");
+  const shown = await context.last(true);
+  const page = renderReviewPage({
+    values,
+    ...("error" in read ? { pendingError: read.error } : {}),
+    failures: shown.failures,
+    unreadableFailures: shown.unreadable,
+    fingerprints: await fingerprintsOf(options.store, values, fingerprint).catch(() => undefined),
+    storage: read.model?.root ?? options.store.location,
+    token,
+    nonce,
+    imageUrl,
+    failureImageUrl,
+  });
+  return send(res, 200, "text/html; charset=utf-8", page, nonce);
+}
+
+/** Only the images a failure of the last run kept, from inside its run's folder. */
+async function failureImageRoute(
+  context: ServerContext,
+  _req: http.IncomingMessage,
+  res: http.ServerResponse,
+  url: URL,
+) {
+  const failure = (await context.last()).failures.find((f) => f.id === url.searchParams.get("id"));
+  const label = url.searchParams.get("label") ?? "";
+  const allowed = failure && (FAILURE_IMAGES[failure.kind] as readonly string[]).includes(label);
+  const file = allowed ? await artifactFile(failure.run, failure.entry, label) : undefined;
+  return file
+    ? send(res, 200, "image/png", await fs.readFile(file))
+    : send(res, 404, "text/plain", "No such failure image.\n");
+}
+
+/** Accept or re-learn failures of the last run, by id. */
+async function failuresRoute(context: ServerContext, req: http.IncomingMessage, res: http.ServerResponse) {
+  const { options } = context;
+  const body = await jsonBody(req, res, FailuresBody);
+  if (!body) return;
+  const known = (await context.last()).failures;
+  const by: ReviewBy = { name: options.reviewer, at: new Date().toISOString() };
+  const changes = [];
+  for (const id of body.ids) {
+    const failure = known.find((f) => f.id === id);
+    const done = failure
+      ? await decideFailure(options.store, failure, body.action, by)
+      : { key: "", action: "refused", files: [], why: "it is not a failure of the last run" };
+    changes.push({ id, ...done, files: done.files.map((f) => locate(options.store, f)) });
+  }
+  return json(res, 200, { changes });
+}
+
+/** Only images of values awaiting review: the page is no way to read anything else in the store. */
+async function imageRoute(context: ServerContext, _req: http.IncomingMessage, res: http.ServerResponse, url: URL) {
+  const file = url.searchParams.get("file") ?? "";
+  const value = (await context.pending()).values.find((v) => v.entry.key === url.searchParams.get("key"));
+  const image = value && IMAGE_FILES.has(file) ? await imageOf(context.options.store, value, file) : null;
+  return image ? send(res, 200, "image/png", image) : send(res, 404, "text/plain", "No such pending image.\n");
+}
+
+/** Accept or revert pending values; a value healed again since the page showed it is left alone (actions.ts). */
+async function decideRoute(context: ServerContext, req: http.IncomingMessage, res: http.ServerResponse) {
+  const { options } = context;
+  const body = await jsonBody(req, res, DecideBody);
+  if (!body) return;
+  const { values } = await context.pending();
+  const chosen = body.values.map(({ key, seen }) => {
+    const value = values.find((v) => v.entry.key === key);
+    return value && { ...value, entry: { ...value.entry, record: { ...value.entry.record, imageSha256: seen } } };
+  });
+  const known = chosen.filter((v): v is PendingValue => Boolean(v));
+  const by: ReviewBy = { name: options.reviewer, at: new Date().toISOString() };
+  const done = await decideAll(options.store, known, body.decision, by);
+  const gone = body.values
+    .filter((v) => !known.some((k) => k.entry.key === v.key))
+    .map((v) => ({ key: v.key, action: "unchanged", files: [], why: "it is not pending review" }));
+  return json(res, 200, {
+    changes: [...done.map((d) => ({ ...d, files: d.files.map((f) => locate(options.store, f)) })), ...gone],
+  });
+}
+
+/** The server's routes, by method and path. */
+const ROUTES: Record<string, Route> = {
+  "GET /": pageRoute,
+  "GET /failure-image": failureImageRoute,
+  "POST /failures": failuresRoute,
+  "GET /image": imageRoute,
+  "POST /decide": decideRoute,
+};
+
+/** The routes' context for one server with `token`. */
+function serverContext(options: ReviewServerOptions, token: string): ServerContext {
+  const fingerprint = rememberedFingerprints();
+  return {
+    options,
+    token,
+    fingerprint,
+    imageUrl: (key, file) => `/image?key=${encodeURIComponent(key)}&file=${encodeURIComponent(file)}&token=${token}`,
+    failureImageUrl: (failure, label) =>
+      `/failure-image?id=${encodeURIComponent(failure.id)}&label=${encodeURIComponent(label)}&token=${token}`,
+    pending: () => options.readModel().then((model) => ({ model, values: pendingValues(model) })),
+    last: (withPrints = false) =>
+      options.results
+        ? lastFailures(options.results, options.store, withPrints ? { fingerprint } : {})
+        : Promise.resolve({ failures: [], unreadable: [] }),
+  };
+}
+
 /** Start the server on 127.0.0.1 at a random port. */
 export async function startReviewServer(options: ReviewServerOptions): Promise<ReviewServer> {
-  const token = randomBytes(24).toString("hex");
-  const fingerprint = rememberedFingerprints();
+  const context = serverContext(options, randomBytes(24).toString("hex"));
   let host = "";
-  const imageUrl = (key: string, file: string) =>
-    `/image?key=${encodeURIComponent(key)}&file=${encodeURIComponent(file)}&token=${token}`;
-  const failureImageUrl = (failure: ReviewFailure, label: string) =>
-    `/failure-image?id=${encodeURIComponent(failure.id)}&label=${encodeURIComponent(label)}&token=${token}`;
-
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     if (req.headers.host !== host)
       return send(res, 421, "text/plain", "Wrong Host header: open the URL tapshot review printed.\n");
     const url = new URL(req.url ?? "/", `http://${host}`);
-    if (!sameToken(url.searchParams.get("token"), token)) {
+    if (!sameToken(url.searchParams.get("token"), context.token)) {
       return send(res, 403, "text/plain", "Missing or wrong token: open the URL tapshot review printed.\n");
     }
-    const pending = () => options.readModel().then((model) => ({ model, values: pendingValues(model) }));
-    // Only the page shows fingerprints; an image or a decision needs just which failures there are.
-    const last = (withPrints = false): Promise<LastFailures> =>
-      options.results
-        ? lastFailures(options.results, options.store, withPrints ? { fingerprint } : {})
-        : Promise.resolve({ failures: [], unreadable: [] });
-    const failures = async () => (await last()).failures;
-    if (req.method === "GET" && url.pathname === "/") {
-      // A store that cannot be listed (a bucket down) still leaves the run's failures to show, saying why.
-      const read = await pending().catch((error: unknown) => ({ model: undefined, error: (error as Error).message }));
-      const values = "values" in read ? read.values : [];
-      const nonce = randomBytes(16).toString("base64");
-      const shown = await last(true);
-      const page = renderReviewPage({
-        values,
-        ...("error" in read ? { pendingError: read.error } : {}),
-        failures: shown.failures,
-        unreadableFailures: shown.unreadable,
-        fingerprints: await fingerprintsOf(options.store, values, fingerprint).catch(() => undefined),
-        storage: read.model?.root ?? options.store.location,
-        token,
-        nonce,
-        imageUrl,
-        failureImageUrl,
-      });
-      return send(res, 200, "text/html; charset=utf-8", page, nonce);
-    }
-    if (req.method === "GET" && url.pathname === "/failure-image") {
-      const failure = (await failures()).find((f) => f.id === url.searchParams.get("id"));
-      const label = url.searchParams.get("label") ?? "";
-      // Only the images a failure of the last run kept, from inside its run's folder.
-      const allowed = failure && (FAILURE_IMAGES[failure.kind] as readonly string[]).includes(label);
-      const file = allowed ? await artifactFile(failure.run, failure.entry, label) : undefined;
-      return file
-        ? send(res, 200, "image/png", await fs.readFile(file))
-        : send(res, 404, "text/plain", "No such failure image.\n");
-    }
-    if (req.method === "POST" && url.pathname === "/failures") {
-      const body = await jsonBody(req, res, FailuresBody);
-      if (!body) return;
-      const known = await failures();
-      const by: ReviewBy = { name: options.reviewer, at: new Date().toISOString() };
-      const changes = [];
-      for (const id of body.ids) {
-        const failure = known.find((f) => f.id === id);
-        const done = failure
-          ? await decideFailure(options.store, failure, body.action, by)
-          : { key: "", action: "refused", files: [], why: "it is not a failure of the last run" };
-        changes.push({ id, ...done, files: done.files.map((f) => locate(options.store, f)) });
-      }
-      return json(res, 200, { changes });
-    }
-    if (req.method === "GET" && url.pathname === "/image") {
-      const file = url.searchParams.get("file") ?? "";
-      const value = (await pending()).values.find((v) => v.entry.key === url.searchParams.get("key"));
-      // Only images of values awaiting review: the page is no way to read anything else in the store.
-      const image = value && IMAGE_FILES.has(file) ? await imageOf(options.store, value, file) : null;
-      return image ? send(res, 200, "image/png", image) : send(res, 404, "text/plain", "No such pending image.\n");
-    }
-    if (req.method === "POST" && url.pathname === "/decide") {
-      const body = await jsonBody(req, res, DecideBody);
-      if (!body) return;
-      const { values } = await pending();
-      const chosen = body.values.map(({ key, seen }) => {
-        const value = values.find((v) => v.entry.key === key);
-        // The image the page showed: a value healed again since then is left alone (actions.ts).
-        return value && { ...value, entry: { ...value.entry, record: { ...value.entry.record, imageSha256: seen } } };
-      });
-      const known = chosen.filter((v): v is PendingValue => Boolean(v));
-      const by: ReviewBy = { name: options.reviewer, at: new Date().toISOString() };
-      const done = await decideAll(options.store, known, body.decision, by);
-      const gone = body.values
-        .filter((v) => !known.some((k) => k.entry.key === v.key))
-        .map((v) => ({ key: v.key, action: "unchanged", files: [], why: "it is not pending review" }));
-      return json(res, 200, {
-        changes: [...done.map((d) => ({ ...d, files: d.files.map((f) => locate(options.store, f)) })), ...gone],
-      });
-    }
-    return send(res, 404, "text/plain", "Not found.\n");
+    const route = ROUTES[`${req.method} ${url.pathname}`];
+    return route ? route(context, req, res, url) : send(res, 404, "text/plain", "Not found.\n");
   };
-
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) json(res, 500, { error: (error as Error).message });
@@ -256,7 +301,7 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
   const { port } = server.address() as AddressInfo;
   host = `127.0.0.1:${port}`;
   return {
-    url: `http://${host}/?token=${token}`,
+    url: `http://${host}/?token=${context.token}`,
     port,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

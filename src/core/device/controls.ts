@@ -73,7 +73,7 @@ const IOS_ROLES: [RegExp, ControlRole][] = [
 ];
 
 /** The control's role, or `undefined` for an element that is no control (a label, a layout). */
-function roleOf(node: PageNode, platform: Platform): ControlRole | undefined {
+export function roleOf(node: PageNode, platform: Platform): ControlRole | undefined {
   const cls = node.attributes[CLASS_ATTRIBUTES[platform]] ?? "";
   const table = platform === "android" ? ANDROID_ROLES : IOS_ROLES;
   const role = table.find(([pattern]) => pattern.test(cls))?.[1];

@@ -92,23 +92,34 @@ type RunFlow = <R>(call: FlowCall<R>) => Promise<R & { outcome: Done<R>["outcome
 
 /** The API for devices `adapter` opens: what a runner uses to drive another kind of device. */
 export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
-  const devices = new WeakMap<object, OpenedDevice>();
+  const open = deviceOpener(adapter);
+  const run = flowRunner(open);
+  return {
+    tap: (driver, prompt, options) => tapCall(run, driver, prompt, options),
+    find: (driver, description, options) => findCall({ run, open }, driver, description, options),
+    act: (driver, goal, options) => actCall(run, driver, goal, options),
+    expect: (subject) => matchersOf({ run, adapter }, subject),
+  };
+}
 
-  function open(driver: unknown): OpenedDevice {
+/** One opened device per driver object: what the engine read about a device is kept per session. */
+function deviceOpener(adapter: DeviceAdapter): (driver: unknown) => OpenedDevice {
+  const devices = new WeakMap<object, OpenedDevice>();
+  return (driver) => {
     const session = adapter.open(driver);
     const key = driver as object;
     let opened = devices.get(key);
     if (!opened) devices.set(key, (opened = new OpenedDevice(session)));
     return opened;
-  }
+  };
+}
 
-  async function run<R>({
-    api,
-    subject,
-    driver,
-    budget: { timeout, signal },
-    flow,
-  }: FlowCall<R>): Promise<R & { outcome: Done<R>["outcome"]; aiCalls: number }> {
+/**
+ * Run one public call: its config scoped to the session's project and app, its deadline, its log
+ * entry (finished as done or failed, with the stored key), and the flow itself.
+ */
+function flowRunner(open: (driver: unknown) => OpenedDevice): RunFlow {
+  return async <R>({ api, subject, driver, budget: { timeout, signal }, flow }: FlowCall<R>) => {
     const opened = open(driver);
     const config = resolveConfig(driver);
     const deadline = new Deadline(timeout, `${api} "${subject}"`, signal);
@@ -136,69 +147,74 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
     } finally {
       deadline.dispose();
     }
-  }
+  };
+}
 
+async function tapCall(run: RunFlow, driver: unknown, prompt: string, options?: TapOptions): Promise<TapResult> {
+  const { params, timeout, signal } = checkTapInput(prompt, options);
+  const result = await run({
+    api: "tap",
+    subject: params.prompt,
+    driver,
+    budget: { timeout, signal },
+    flow: { keyOf: (call) => tapKeyOf(call, params), run: (call, key) => runTap(call, key, params) },
+  });
+  return result as TapResult;
+}
+
+/** `find`: the driver's element, or a point element whose click taps the stored point when the driver has none. */
+async function findCall(
+  { run, open }: { run: RunFlow; open: (driver: unknown) => OpenedDevice },
+  driver: unknown,
+  description: string,
+  options?: FindOptions,
+): Promise<FindResult> {
+  const { params, timeout, signal } = checkFindInput(description, options);
+  const result = await run<FindDone>({
+    api: "find",
+    subject: params.prompt,
+    driver,
+    budget: { timeout, signal },
+    flow: { keyOf: (call) => findKeyOf(call, params), run: (call, key) => runFind(call, key, params) },
+  });
+  const { outcome, aiCalls, point, element } = result;
+  const opened = open(driver);
+  const pointElement = { pointOnly: true as const, point, click: () => opened.tap(point) };
+  return { outcome: outcome as FindResult["outcome"], aiCalls, point, element: element ?? pointElement };
+}
+
+async function actCall(run: RunFlow, driver: unknown, goal: string, options?: ActOptions): Promise<ActResult> {
+  const { params, timeout, signal } = checkActInput(goal, options);
+  const result = await run({
+    api: "act",
+    subject: params.goal,
+    driver,
+    budget: { timeout, signal },
+    flow: { keyOf: (call) => actKeyOf(call, params), run: (call, key) => runAct(call, key, params) },
+  });
+  return result as ActResult;
+}
+
+/** `expect(subject)`: `toSatisfy` (and `.not`) on it, and `toMatchScreenshot` of its screen. */
+function matchersOf({ run, adapter }: { run: RunFlow; adapter: DeviceAdapter }, subject: unknown): Matchers {
+  const driver = subject;
+  const satisfy = (not: boolean) => satisfyMatchers({ run, adapter, subject, not });
   return {
-    async tap(driver, prompt, options) {
-      const { params, timeout, signal } = checkTapInput(prompt, options);
-      const budget = { timeout, signal };
+    ...satisfy(false),
+    not: satisfy(true),
+    async toMatchScreenshot(name, prompt, options) {
+      const { params, timeout, signal } = checkScreenshotInput(name, prompt, options);
       const result = await run({
-        api: "tap",
-        subject: params.prompt,
-        driver,
-        budget,
-        flow: { keyOf: (call) => tapKeyOf(call, params), run: (call, key) => runTap(call, key, params) },
-      });
-      return result as TapResult;
-    },
-
-    async find(driver, description, options) {
-      const { params, timeout, signal } = checkFindInput(description, options);
-      const result = await run<FindDone>({
-        api: "find",
-        subject: params.prompt,
+        api: "toMatchScreenshot",
+        subject: params.name,
         driver,
         budget: { timeout, signal },
-        flow: { keyOf: (call) => findKeyOf(call, params), run: (call, key) => runFind(call, key, params) },
-      });
-      const { outcome, aiCalls, point, element } = result;
-      const opened = open(driver);
-      const pointElement = { pointOnly: true as const, point, click: () => opened.tap(point) };
-      return { outcome: outcome as FindResult["outcome"], aiCalls, point, element: element ?? pointElement };
-    },
-    async act(driver, goal, options) {
-      const { params, timeout, signal } = checkActInput(goal, options);
-      const result = await run({
-        api: "act",
-        subject: params.goal,
-        driver,
-        budget: { timeout, signal },
-        flow: { keyOf: (call) => actKeyOf(call, params), run: (call, key) => runAct(call, key, params) },
-      });
-      return result as ActResult;
-    },
-
-    expect(subject) {
-      const driver = subject;
-      const satisfy = (not: boolean) => satisfyMatchers({ run, adapter, subject, not });
-      return {
-        ...satisfy(false),
-        not: satisfy(true),
-        async toMatchScreenshot(name, prompt, options) {
-          const { params, timeout, signal } = checkScreenshotInput(name, prompt, options);
-          const result = await run({
-            api: "toMatchScreenshot",
-            subject: params.name,
-            driver,
-            budget: { timeout, signal },
-            flow: {
-              keyOf: (call) => baselineKeyOf(call, params),
-              run: (call, key) => runScreenshot(call, key, params),
-            },
-          });
-          return result as ScreenshotResult;
+        flow: {
+          keyOf: (call) => baselineKeyOf(call, params),
+          run: (call, key) => runScreenshot(call, key, params),
         },
-      };
+      });
+      return result as ScreenshotResult;
     },
   };
 }

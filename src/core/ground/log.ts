@@ -2,7 +2,7 @@
 import { printable } from "./printable.js";
 
 /** What a call ended with. */
-export type Outcome = "replayed" | "learned" | "healed" | "matched" | "stored" | "updated" | "failed";
+export type Outcome = "replayed" | "learned" | "healed" | "matched" | "stored" | "updated" | "reached" | "failed";
 
 /** What one model request of a call cost (docs/configuration.md "Cost"). */
 export interface ModelCall {

@@ -5,7 +5,7 @@
 import type { Rect } from "../ground/geometry.js";
 import type { RawImage } from "./image-decode.js";
 
-// Taps use one such verdict for replays and every crop search: CROP_VERDICT in src/core/flows/tap/crop-check.ts.
+// Taps use one such verdict for replays and every crop search: CROP_VERDICT in src/core/flows/shared/crop-verdict.ts.
 /**
  * How a crop is judged at a place: pixelmatch's per-pixel `threshold` (0-1) and the share of the
  * crop's pixels that may differ there (a tap uses threshold 0.1 and 1%).

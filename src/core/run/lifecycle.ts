@@ -50,6 +50,11 @@ export interface NewValue<Rec, R> {
   done: Done<R>;
 }
 
+/** A learn that found nothing to store (an act whose goal held before any step): the call ends with `done`. */
+export interface NothingToStore<R> {
+  nothingToStore: Done<R>;
+}
+
 /** Why a stored value did not match the screen. */
 export interface Mismatch {
   /** For messages: what differed. */
@@ -84,7 +89,7 @@ export interface StoredKind<Rec extends StoredRecordBase, R, M extends Mismatch>
   /** Fail on a mismatch that is not healed, reporting what differed. */
   fail(stored: Stored<Rec>, mismatch: M): Promise<never>;
   /** Learn a new value (the model is asked). */
-  learn(otherScreen: Stored<Rec> | null): Promise<NewValue<Rec, R>>;
+  learn(otherScreen: Stored<Rec> | null): Promise<NewValue<Rec, R> | NothingToStore<R>>;
   /**
    * The fingerprint (src/core/store/rejections.ts) of what a heal would store now, as far as the
    * screen of `mismatch` shows it without a model; `undefined` when it cannot be told.
@@ -177,6 +182,7 @@ async function learnAndStore<Rec extends StoredRecordBase, R, M extends Mismatch
   const value = await kind.learn(otherScreen);
   // A value learned after the deadline or an abort is not stored (docs/guarantees.md).
   call.deadline.throwIfAborted();
+  if ("nothingToStore" in value) return value.nothingToStore;
   const now = new Date().toISOString();
   const record = complete(kind, {
     format: FORMAT,

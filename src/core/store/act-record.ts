@@ -50,7 +50,7 @@ export const ActStepSchema = z.object({
   option: z.string().optional(),
   key: z.enum(PRESS_KEYS).optional(),
   direction: z.enum(["up", "down", "left", "right"]).optional(),
-  /** The screen the step was decided on, coarsely (src/core/flows/tap/stored-screen.ts): tells loading from change. */
+  /** The screen the step was decided on, coarsely (src/core/flows/shared/stored-screen.ts): tells loading from change. */
   screenThumb: ScreenThumbSchema.optional(),
 });
 /** A stored step. */

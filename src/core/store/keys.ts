@@ -211,7 +211,7 @@ export function recordKeyOf(key: string): string {
 export const MAX_PROJECT_LENGTH = 64;
 
 /** The form a project name takes, for errors. */
-export const PROJECT_FORM = `1-${MAX_PROJECT_LENGTH} lower-case letters, digits, "-" or "_", starting with a letter or digit (e.g. "shop-team")`;
+export const PROJECT_FORM = `1-${MAX_PROJECT_LENGTH} lower-case letters, digits, "-" or "_", starting with a letter or digit, and no name Windows reserves for a device such as "con" or "com1" (e.g. "shop-team")`;
 
 /**
  * Why `name` cannot be a project, or `undefined`. A project is one folder of the store
@@ -224,6 +224,8 @@ export function projectProblem(name: string): string | undefined {
   if (name.includes("..")) return 'it holds ".."';
   if (name.length > MAX_PROJECT_LENGTH) return `it is longer than ${MAX_PROJECT_LENGTH} characters`;
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) return "it is not a slug";
+  if (WINDOWS_RESERVED.test(name))
+    return "Windows reserves it for a device, so a Windows checkout cannot hold its folder";
   return undefined;
 }
 
@@ -234,21 +236,34 @@ export function checkProject(name: unknown, what: string): string {
   throw new ConfigError(`${what} ${JSON.stringify(name)} is not a project name: ${problem}. Use ${PROJECT_FORM}.`);
 }
 
+/** The longest app folder name: a folder name in every checkout. */
+export const MAX_APP_FOLDER_LENGTH = 100;
+/** Hex digits of the whole identity's hash that tell apart identities whose folders would otherwise be one. */
+const APP_HASH_LENGTH = 10;
+
 /**
  * The app part of store keys: an app identity (`com.example.shop`, `com.apple.Preferences`, a
  * browser session's host `127.0.0.1`) in lower case, with anything but letters, digits, `.`, `_`
  * and `-` replaced by `-`; no leading or trailing dot or dash, so it is never `.`, `..` or hidden.
- * `undefined` when nothing of it is left.
+ * Where that is not a folder of its own (longer than {@link MAX_APP_FOLDER_LENGTH}, nothing left,
+ * a Windows device name) a hash of the whole identity tells it apart, the same on every checkout:
+ * `<first 89 characters>-<hash>`, `app-<hash>`, `con-<hash>`. `undefined` for a blank identity.
  */
 export function appSlug(identity: string): string | undefined {
-  const slug = identity
-    .trim()
+  const trimmed = identity.trim();
+  if (!trimmed) return undefined;
+  const slug = trimmed
     .toLowerCase()
     .replace(/[^a-z0-9._-]+/g, "-")
     .replace(/\.{2,}/g, ".")
-    .slice(0, 100)
     .replace(/^[.-]+|[.-]+$/g, "");
-  return slug || undefined;
+  const hash = () => createHash("sha256").update(trimmed).digest("hex").slice(0, APP_HASH_LENGTH);
+  if (!slug) return `app-${hash()}`;
+  if (slug.length > MAX_APP_FOLDER_LENGTH) {
+    const head = slug.slice(0, MAX_APP_FOLDER_LENGTH - APP_HASH_LENGTH - 1).replace(/[.-]+$/, "");
+    return `${head}-${hash()}`;
+  }
+  return WINDOWS_RESERVED.test(slug) ? `${slug}-${hash()}` : slug;
 }
 
 /** Whose values a store view holds: a project (optional) and the app under test (when known). */

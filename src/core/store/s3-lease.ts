@@ -85,7 +85,7 @@ async function waitForLease(
   for (;;) {
     if (signal?.aborted) throw aborted(signal, key);
     const created = await leaseWrite(objects, object, leaseBody(owner, 0), { ifNoneMatch: "*" }, signal);
-    if (created !== PRECONDITION_FAILED) return hold(objects, object, owner, created, release);
+    if (created !== PRECONDITION_FAILED) return holdIfWanted({ objects, object, key, release }, owner, created, signal);
     const current = await objects.head(object, signal);
     if (current) {
       const now = performance.now();
@@ -95,7 +95,7 @@ async function waitForLease(
         // Only one waiter's If-Match on the stale ETag succeeds; the others see the new ETag and wait again.
         // One that met a conflicting write (409) and sees the same stale ETag next time tries again at once.
         const taken = await leaseWrite(objects, object, leaseBody(owner, 0), { ifMatch: current.etag }, signal);
-        if (taken !== PRECONDITION_FAILED) return hold(objects, object, owner, taken, release);
+        if (taken !== PRECONDITION_FAILED) return holdIfWanted({ objects, object, key, release }, owner, taken, signal);
       }
     }
     if (Date.now() >= deadline) throw leaseTimeout(objects, object, key);
@@ -124,6 +124,26 @@ async function leaseWrite(
   }
 }
 
+/**
+ * Hold a lease just written, unless its call ended while the write was under way (a deadline or an
+ * abort the service's answer outran): then nobody would use or release it, and its refreshes would
+ * keep every other run waiting. It is deleted at once, and the call ends as it would have.
+ */
+async function holdIfWanted(
+  { objects, object, key, release }: LeaseRequest,
+  owner: string,
+  etag: string,
+  signal: AbortSignal | undefined,
+): Promise<Release> {
+  const held = hold(objects, object, owner, etag, release);
+  if (!signal?.aborted) return held;
+  await held();
+  throw aborted(signal, key);
+}
+
+/** The longest one refresh or release request may take: a stalled one is given up and tried again at the next tick. */
+const LEASE_REQUEST_MS = LEASE_REFRESH_MS;
+
 /** Keep the lease fresh until released. A lease lost to a takeover (the holder stalled) is not refreshed again. */
 function hold(objects: S3Objects, object: string, owner: string, etag: string, release: LeaseRelease): Release {
   let current: string | null = etag;
@@ -133,8 +153,8 @@ function hold(objects: S3Objects, object: string, owner: string, etag: string, r
     refreshing = refreshing.then(async () => {
       if (current === null) return;
       const next = await objects
-        .put(object, leaseBody(owner, ++refreshes), { ifMatch: current })
-        .catch(() => current ?? PRECONDITION_FAILED); // a failed refresh is tried again at the next tick
+        .put(object, leaseBody(owner, ++refreshes), { ifMatch: current }, AbortSignal.timeout(LEASE_REQUEST_MS))
+        .catch(() => current ?? PRECONDITION_FAILED); // a failed or stalled refresh is tried again at the next tick
       // Taken over: only "learn once" weakens, since every write of a value is still conditional or atomic.
       current = next === PRECONDITION_FAILED ? null : next;
     });
@@ -148,13 +168,15 @@ function hold(objects: S3Objects, object: string, owner: string, etag: string, r
       const mine = current;
       current = null;
       if (mine === null) return;
+      // A release that cannot reach the service leaves a lease others take over once it is stale.
+      const bounded = () => AbortSignal.timeout(LEASE_REQUEST_MS);
       if (release === "conditional") {
-        await objects.delete(object, { ifMatch: mine }).catch(() => undefined);
+        await objects.delete(object, { ifMatch: mine }, bounded()).catch(() => undefined);
         return;
       }
       // Without conditional deletes: a takeover between this HEAD and the DELETE loses the taker's lease.
-      const now = await objects.head(object).catch(() => null);
-      if (now?.etag === mine) await objects.delete(object).catch(() => undefined);
+      const now = await objects.head(object, bounded()).catch(() => null);
+      if (now?.etag === mine) await objects.delete(object, {}, bounded()).catch(() => undefined);
     })();
     return released;
   };

@@ -9,7 +9,7 @@
 import { NotStoredError, ReplayMismatchError, withArticle } from "../../ground/errors.js";
 import { decode } from "../../pixels/image-decode.js";
 import type { Call } from "../../run/call.js";
-import { runStored, type Done, type NewValue, type StoredKind } from "../../run/lifecycle.js";
+import { runStored, type Done, type NewValue, type NothingToStore, type StoredKind } from "../../run/lifecycle.js";
 import { ActRecordSchema, ActValueSchema, type ActRecord } from "../../store/act-record.js";
 import { actKey } from "../../store/keys.js";
 import type { Stored } from "../../store/record-io.js";
@@ -78,6 +78,7 @@ function actKind(call: Call, key: string, params: ActParams): StoredKind<ActReco
     async learn() {
       const loop = newLoop(call, params);
       await decideToGoal(loop);
+      if (loop.steps.length === 0) return reachedAlready(call, loop);
       return newValue(call, loop, "learned");
     },
 
@@ -91,9 +92,18 @@ function actKind(call: Call, key: string, params: ActParams): StoredKind<ActReco
   };
 }
 
+/**
+ * The goal held before any step (signed in already, on the home screen): the call succeeds with
+ * nothing done and nothing stored, so a later run from the starting screen still learns the steps.
+ */
+function reachedAlready(call: Call, loop: Loop): NothingToStore<ActDone> {
+  call.note("the goal was judged reached before any step: nothing done, nothing stored");
+  return { nothingToStore: { outcome: "reached", result: { steps: [], history: loop.history } } };
+}
+
 async function newValue(call: Call, loop: Loop, outcome: "learned" | "healed"): Promise<NewValue<ActRecord, ActDone>> {
   if (loop.steps.length === 0) {
-    // The goal held before any step: nothing to replay, so nothing is stored.
+    // A heal from the first step that the model found already reached: the stored steps stay as they are.
     throw new ReplayMismatchError(
       `act "${loop.params.goal}" on ${call.deviceSlug}: the goal was judged reached before any step, so there is ` +
         `nothing to store. Run it on the screen the goal starts from.`,

@@ -61,8 +61,11 @@ export interface ActAttempt {
 
 /** What `ai.act` did. */
 export interface ActResult {
-  /** `learned` by the model, `replayed` from the store without a model, or `healed`: replayed, then finished by the model. */
-  outcome: "learned" | "replayed" | "healed";
+  /**
+   * `learned` by the model, `replayed` from the store without a model, `healed`: replayed, then
+   * finished by the model; or `reached`: the goal held before any step, so nothing was done or stored.
+   */
+  outcome: "learned" | "replayed" | "healed" | "reached";
   /** The steps executed. */
   steps: ActStepSummary[];
   /** Every attempt, in order. */

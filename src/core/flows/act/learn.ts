@@ -11,7 +11,7 @@ import { cutRegion } from "../../pixels/crop.js";
 import type { RawImage } from "../../pixels/image-decode.js";
 import { toAiImage, type Call } from "../../run/call.js";
 import type { ActStep } from "../../store/act-record.js";
-import { storedThumb } from "../tap/stored-screen.js";
+import { storedThumb } from "../shared/stored-screen.js";
 import type { ActAttempt, ActParams, ActStepSummary } from "./act-params.js";
 import { actOn, performStep } from "./execute.js";
 import { observeNow, observeScreen, withFilledFieldsPainted, type Seen } from "./observe.js";

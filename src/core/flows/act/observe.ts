@@ -10,7 +10,7 @@ import { encodePng } from "../../pixels/image-encode.js";
 import { fillRects } from "../../pixels/masks.js";
 import { MASK_GREY_BYTE } from "../../pixels/pixel-diff.js";
 import type { Call } from "../../run/call.js";
-import { settledScreenshot } from "../tap/locate.js";
+import { settledScreenshot } from "../shared/settled-screenshot.js";
 
 /** What one look saw. */
 export interface Seen {

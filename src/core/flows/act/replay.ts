@@ -4,7 +4,7 @@
  * as a tap waits (src/core/flows/tap/stored-screen.ts tells a loading screen from a changed one).
  */
 import { centreOf, findControl, identityKey, type ObservedControl } from "../../device/controls.js";
-import { contains, type Point } from "../../ground/geometry.js";
+import { contains, type Point, type Rect } from "../../ground/geometry.js";
 import { decode, type RawImage } from "../../pixels/image-decode.js";
 import { systemBarMasks } from "../../pixels/masks.js";
 import { searchMoved, shifted } from "../../pixels/moved-crop.js";
@@ -13,8 +13,8 @@ import { DEFAULT_SETTLE } from "../../run/settle.js";
 import { describeEnd, pollForMatch } from "../../run/stable-screen.js";
 import type { ActRecord, ActStep } from "../../store/act-record.js";
 import type { Stored } from "../../store/record-io.js";
-import { CROP_VERDICT } from "../tap/crop-check.js";
-import { settledScreenIsFinal } from "../tap/stored-screen.js";
+import { CROP_VERDICT } from "../shared/crop-verdict.js";
+import { settledScreenIsFinal } from "../shared/stored-screen.js";
 import type { ActDone } from "./act-params.js";
 import { actOn, describeStep, performStep, type ActOn } from "./execute.js";
 import { attempt, findOption, observeContext, type DoneStep, type Loop } from "./learn.js";
@@ -98,10 +98,13 @@ async function findStepControl(
       until,
     });
   const poll = { until, masks: systemBarMasks(call.device), settle: DEFAULT_SETTLE.tap, isFinal };
+  /** The places the crop matched on the last screenshot, when it matched more than one. */
+  let ambiguous: Rect[] | undefined;
   const polled = await pollForMatch(call, poll, async (png) => {
     const byIdentity = await identityNow(loop, step);
     if (byIdentity) return { matched: true, value: actOn(byIdentity) as ActOn | undefined };
     const search = await searchMoved(await decode(png), crop, control.crop, call.device, CROP_VERDICT);
+    ambiguous = search.kind === "ambiguous" ? search.rects : undefined;
     if (search.kind !== "unique") return { matched: false, value: undefined };
     const { rect, shift } = search;
     call.note(
@@ -114,14 +117,22 @@ async function findStepControl(
     return { matched: true, value: moved };
   });
   if (polled.matched) return { on: polled.value! };
+  const byCrop = ambiguous
+    ? `, and its crop matched ${ambiguous.length} places, so none was chosen (${placesText(ambiguous)})`
+    : " nor its crop on the screen";
   const text =
     `step ${loop.steps.length + 1} (${describeStep(step, control.label)}) found no control with its identity ` +
-    `(${identityKey(control.identity)}) nor its crop on the screen` +
+    `(${identityKey(control.identity)})${byCrop}` +
     describeEnd(polled.ended, DEFAULT_SETTLE.tap, "waited" in polled ? polled.waited : undefined);
   // The failure's screenshot is kept for review: the fields typed into so far are painted over.
   const observation = await observeNow(call, observeContext(loop)).catch(() => undefined);
   const screenshot = observation ? await withFilledFieldsPainted({ png: polled.png }, observation) : polled.png;
   return { mismatch: { text, healable: true, ended: polled.ended, screenshot } };
+}
+
+/** `at (x, y) 120x40, at (x, y) 120x40`: where a crop matched. */
+function placesText(rects: readonly Rect[]): string {
+  return rects.map((r) => `at (${r.x}, ${r.y}) ${r.width}x${r.height}`).join(", ");
 }
 
 /** How far (in tap units) a control found by its identity may lie from its stored point and still be "in place". */

@@ -5,7 +5,6 @@
 import { compare } from "../../pixels/image-compare.js";
 import { decode, decodeRegion, type RawImage } from "../../pixels/image-decode.js";
 import { rectFits } from "../../pixels/pixel-rects.js";
-import type { CropVerdict } from "../../pixels/crop.js";
 import { systemBarMasks } from "../../pixels/masks.js";
 import { nearbyShift, shifted, type Shift } from "../../pixels/moved-crop.js";
 import type { Call } from "../../run/call.js";
@@ -14,15 +13,10 @@ import { decodedStored, passedBefore, rememberPassed } from "../../run/passed-sc
 import { describeEnd, pollForMatch } from "../../run/stable-screen.js";
 import type { Stored } from "../../store/record-io.js";
 import type { TapRecord } from "../../store/tap-record.js";
-import { settledScreenIsFinal } from "./stored-screen.js";
+import { CROP_VERDICT } from "../shared/crop-verdict.js";
+import { settledScreenIsFinal } from "../shared/stored-screen.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
 
-/**
- * How a tap's crop is judged, in place and by every crop search of the heal ladder and of scroll
- * taps: pixelmatch threshold 0.1 per pixel, and at most 1% of the crop's pixels may differ
- * (anti-aliasing, a blinking caret).
- */
-export const CROP_VERDICT: CropVerdict = { threshold: 0.1, maxDiffRatio: 0.01 };
 /** The stored crop is the element's box padded by this many tap units on each side. */
 export const CROP_PAD_UNITS = 4;
 
@@ -50,7 +44,7 @@ export async function useCrop(
   const comparison = cropComparison(key, stored.record);
   let expected: RawImage | undefined;
   const expect = async () => (expected ??= await storedCrop(call, stored));
-  // A settled screen without the crop fails (or heals) only when it is the stored screen changed (./stored-screen.ts).
+  // A settled screen without the crop fails (or heals) only when it is the stored screen changed (flows/shared/stored-screen.ts).
   const isFinal = (png: Buffer) =>
     settledScreenIsFinal(call, png, { record: stored.record, expected: expect, verdict: CROP_VERDICT, until });
   const poll = { until, masks: systemBarMasks(call.device), settle: params.settle, isFinal };

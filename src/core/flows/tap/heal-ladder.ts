@@ -14,7 +14,8 @@ import { searchMoved, shifted, type SearchFinding, type Shift } from "../../pixe
 import type { Call } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
 import type { TapRecord } from "../../store/tap-record.js";
-import { CROP_PAD_UNITS, CROP_VERDICT, storedCrop } from "./crop-check.js";
+import { CROP_VERDICT } from "../shared/crop-verdict.js";
+import { CROP_PAD_UNITS, storedCrop } from "./crop-check.js";
 import { actOn, readCost } from "./locate.js";
 import type { CropMismatch, TapDone, TapParams } from "./tap-params.js";
 

@@ -10,11 +10,8 @@ import type { Point, Rect } from "../../ground/geometry.js";
 import type { Box } from "../../model/contract.js";
 import { cropPng } from "../../pixels/image-encode.js";
 import { toRect } from "../../pixels/pixel-rects.js";
-import type { RawImage } from "../../pixels/image-decode.js";
-import { systemBarMasks } from "../../pixels/masks.js";
 import { toAiImage, type Call, type CallPageSource } from "../../run/call.js";
 import type { NewValue } from "../../run/lifecycle.js";
-import { waitForStable } from "../../run/stable-screen.js";
 import type { ScrollRecord, TapRecord } from "../../store/tap-record.js";
 import { CROP_PAD_UNITS } from "./crop-check.js";
 import type { TapDone, TapParams } from "./tap-params.js";
@@ -123,15 +120,6 @@ async function elementUnder(call: Call, point: Point): Promise<A11yElement | und
       : `accessibility element not stored: no element with an id or text contains (${point.x}, ${point.y})`,
   );
   return element;
-}
-
-/**
- * A screenshot for the model to locate on: wait until the screen stops changing, so a page
- * still navigating after the previous step is not what gets stored.
- */
-export async function settledScreenshot(call: Call): Promise<{ png: Buffer; raw: RawImage }> {
-  const until = call.deadline.after("settleBeforeModel");
-  return waitForStable(call, { until, masks: systemBarMasks(call.device), requireDrawn: true });
 }
 
 /** What a found element gets: a tap's is tapped (and `verify` checked), a locator's is left as it is. */

@@ -100,7 +100,14 @@ async function recogniseScreen(
   if (agreement.storedContent >= MIN_CONTENT_CELLS && share >= SAME_SCREEN_SHARE) return { same: true, why: shared };
   // Content moved (a banner above, a longer list): the element itself on the screen shows it has loaded.
   const search = await searchMoved(screen, await stored.expected(), crop, call.device, stored.verdict);
-  if (search.kind !== "none") return { same: true, why: `the stored crop shows elsewhere on it, and ${shared}` };
+  if (search.kind === "unique") return { same: true, why: `the stored crop shows elsewhere on it, and ${shared}` };
+  if (search.kind === "ambiguous") {
+    const places = search.rects.map((r) => `(${r.x}, ${r.y})`).join(", ");
+    return {
+      same: true,
+      why: `the stored crop matched ${search.rects.length} places on it, at ${places}, and ${shared}`,
+    };
+  }
   const sparse =
     agreement.storedContent < MIN_CONTENT_CELLS
       ? " (the stored screen has too little besides the element to recognise it)"
