@@ -2,7 +2,7 @@
  * When a screen that does not match counts as final (docs/api.md "When a call fails"): the
  * settle rule, its options and its check. A settled screen that still does not match fails (or
  * heals) then; only a screen that keeps changing waits for the deadline, and for a tap also a
- * settled screen that is not its stored screen yet (src/core/flows/tap/stored-screen.ts).
+ * settled screen that is not its stored screen yet (src/core/flows/shared/stored-screen.ts).
  */
 import { checkKnownOptions } from "../ground/checks.js";
 import { InputError } from "../ground/errors.js";

@@ -1,7 +1,7 @@
 /*
  * Replaying a stored act without a model (docs/api.md "ai.act"): each step's control is found by
  * its identity in the page source, else by its crop on the screenshot (a moved control), waiting
- * as a tap waits (src/core/flows/tap/stored-screen.ts tells a loading screen from a changed one).
+ * as a tap waits (src/core/flows/shared/stored-screen.ts tells a loading screen from a changed one).
  */
 import { centreOf, findControl, identityKey, type ObservedControl } from "../../device/controls.js";
 import { contains, type Point, type Rect } from "../../ground/geometry.js";
