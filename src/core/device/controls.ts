@@ -11,7 +11,7 @@ import { CLASS_ATTRIBUTES, ID_ATTRIBUTES } from "./a11y-element.js";
 import type { Platform } from "./description.js";
 import { progressIndicator } from "./element-queries.js";
 import type { PageNode } from "./page-source-parse.js";
-import { scrubTyped } from "./typed-text.js";
+import { scrubberOf } from "./typed-text.js";
 
 /**
  * How a replay finds a control again: its id (`resource-id`, XCUITest `name`) when no other
@@ -211,11 +211,11 @@ function observed(c: Candidate, identity: ControlIdentity, n: number, context: O
 
 /** `text` with each supplied value's text replaced by `[value <name>]`. */
 function scrubValues(text: string, values: Readonly<Record<string, string>>): string {
-  let out = text;
-  for (const name of Object.keys(values).sort((a, b) => values[b]!.length - values[a]!.length)) {
-    out = scrubTyped(out, [values[name]!], `[value ${name}]`);
-  }
-  return out;
+  const needles = Object.keys(values)
+    .filter((name) => values[name])
+    .sort((a, b) => values[b]!.length - values[a]!.length)
+    .map((name) => ({ text: values[name]!, replacement: `[value ${name}]` }));
+  return scrubberOf(needles).scrub(text);
 }
 
 function checkLimits(controls: ObservedControl[]): void {
