@@ -11,6 +11,7 @@ import { CLASS_ATTRIBUTES, ID_ATTRIBUTES } from "./a11y-element.js";
 import type { Platform } from "./description.js";
 import { progressIndicator } from "./element-queries.js";
 import type { PageNode } from "./page-source-parse.js";
+import { typedValue } from "../ground/secrets.js";
 import { scrubberOf } from "./typed-text.js";
 
 /**
@@ -214,7 +215,7 @@ function scrubValues(text: string, values: Readonly<Record<string, string>>): st
   const needles = Object.keys(values)
     .filter((name) => values[name])
     .sort((a, b) => values[b]!.length - values[a]!.length)
-    .map((name) => ({ text: values[name]!, replacement: `[value ${name}]` }));
+    .map((name) => ({ text: values[name]!, replacement: typedValue(name) }));
   return scrubberOf(needles).scrub(text);
 }
 
