@@ -283,6 +283,12 @@ describe("the literal scrubber", () => {
     expect(scrubber.scrub(`to '${value.slice(0, 9)}...`)).toBe("to '[value c]...");
   });
 
+  test("a label that ends in a long value's first word is not taken for a cut value", () => {
+    const labels = new LiteralScrubber([{ text: "password-9Zq41K!", replacement: "[value password]" }]);
+    expect(labels.scrub("Enter password")).toBe("Enter password");
+    expect(labels.scrub("to 'password-9...")).toBe("to '[value password]...");
+  });
+
   test("a megabyte of text with a value at its end is scrubbed", () => {
     const text = "x".repeat(1_048_576) + "s3cr3t-(.*)+[x]";
     expect(scrubber.scrub(text).endsWith("[value a]")).toBe(true);

@@ -7,7 +7,7 @@
  * line), and with its single quotes backslash-escaped (a driver's `'…'`). A long value is found by
  * its pieces: every run of text made of its {@link PIECE}-character pieces is replaced, so a value
  * a driver's message cut at either end (or in the middle) is still found, and a leading piece of
- * {@link MIN_CUT} characters or more right before a cut (the text's end, an ellipsis) is replaced
+ * {@link MIN_CUT} characters or more right before a cut (an ellipsis) is replaced
  * too. A value of 3 to 15 characters is replaced wherever it shows; a shorter one as a whole word
  * only (a "1" is in many numbers). Case is ignored where lower-casing keeps the text's length.
  */
@@ -24,7 +24,7 @@ export const PIECE = 16;
 export const MIN_SUBSTRING = 3;
 /** A value's leading piece of this many characters or more is replaced where a message was cut after it. */
 export const MIN_CUT = 8;
-/** What a message cut short ends in: its end, or an ellipsis. */
+/** What a message cut short ends in: an ellipsis. */
 const CUT_MARKERS = ["...", "…"];
 
 const WORD_CHAR = /[\p{L}\p{N}]/u;
@@ -123,11 +123,13 @@ export class LiteralScrubber {
     return spans;
   }
 
-  /** A value's leading piece right before a cut: the text's end or an ellipsis. */
+  /** A value's leading piece right before a cut: an ellipsis. */
   private cutSpans(hay: string): { start: number; end: number; replacement: string }[] {
     const spans: { start: number; end: number; replacement: string }[] = [];
     if (!this.leads.size) return spans;
-    const cuts = [hay.length];
+    // Only an ellipsis marks a cut: a text that merely ends in a value's first word ("… labelled Password")
+    // is a label, not a cut value.
+    const cuts: number[] = [];
     for (const marker of CUT_MARKERS) {
       for (let i = hay.indexOf(marker); i !== -1; i = hay.indexOf(marker, i + 1)) cuts.push(i);
     }
