@@ -29,7 +29,7 @@ export async function locateInPageSource(
   if (!target) return undefined;
   const reading = await call.pageNodes();
   if ("skipped" in reading) {
-    call.note(`page source not used: ${reading.skipped}`);
+    if (!reading.absent) call.note(`page source not used: ${reading.skipped}`);
     return undefined;
   }
   const finding = findQuotedTarget(reading.elements, target, call.device.platform);
