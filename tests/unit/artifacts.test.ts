@@ -40,7 +40,7 @@ async function failWith(options: AiConfig): Promise<TapshotError> {
   restyled.elements[1]!.fill = "#dc2626";
   const error = await api
     .expect(fakeDriver(new FakeDevice(restyled)))
-    .toMatchScreenshot("shop", "the shop", { timeout: 1500 })
+    .toMatchScreenshot("shop", "the shop", { timeout: 6000 })
     .catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ScreenshotMismatchError);
   return error as TapshotError;
