@@ -39,10 +39,16 @@ const configured = new Set<string>();
 const typedValues = new LiteralScrubber([]);
 const typedTexts = new Set<string>();
 
-/** Remember values that are typed into fields, by name, so that every sink replaces their text. */
+/**
+ * Remember values that are typed into fields, by name, so that every sink replaces their text. A
+ * value shorter than a secret ({@link MIN_SECRET_LENGTH}, a PIN, a quantity) is too likely to be
+ * part of ordinary text (a store key, a label) to be replaced in everything the process writes; where
+ * such a value can be echoed (a driver's error while typing it, a label, toSatisfy's evidence) it is
+ * replaced there, at any length.
+ */
 export function registerTypedValues(values: Readonly<Record<string, string>>): void {
   for (const [name, text] of Object.entries(values)) {
-    if (!text || typedTexts.has(text)) continue;
+    if (text.length < MIN_SECRET_LENGTH || typedTexts.has(text)) continue;
     typedTexts.add(text);
     typedValues.add(text, typedValue(name));
   }
