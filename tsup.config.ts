@@ -12,6 +12,7 @@ export default defineConfig([
       "wdio/index": "src/wdio/index.ts",
       "s3/index": "src/s3/index.ts",
       "plugin/index": "src/plugin/index.ts",
+      "mcp/index": "src/mcp/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,
@@ -21,11 +22,16 @@ export default defineConfig([
     splitting: true,
     // import.meta.url (the OCR engine finds its optional packages from it) works in the CommonJS build too.
     shims: true,
+    // A TypeScript device module of `tapshot mcp` is loaded through the user's own tsx.
+    external: ["tsx"],
   },
   {
     entry: { "cli/main": "src/cli/main.ts" },
     format: ["esm"],
     target: "node20",
     banner: { js: "#!/usr/bin/env node" },
+    // `tapshot mcp` loads the mcp entry built above (dist/mcp), so its calls share one copy of the core
+    // with the platform entries a device module imports.
+    external: [/^\.\.\/mcp\/index\.js$/],
   },
 ]);

@@ -43,6 +43,8 @@ export type {
   ActResult,
   ActStepSummary,
   ActAttempt,
+  ControlsOptions,
+  ScreenControl,
   TapOptions,
   TapResult,
   FindOptions,

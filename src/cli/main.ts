@@ -16,6 +16,7 @@ import { openS3Store, openStore } from "./store.js";
 import { runSync } from "./sync.js";
 import { scopeModel, type ScopeFilter } from "./select.js";
 import { addReviewCommands } from "./review/commands.js";
+import { addMcpCommand } from "./mcp.js";
 import type { Store } from "../core/store/store.js";
 import { readRuns } from "./runs.js";
 import {
@@ -179,6 +180,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     });
 
   addReviewCommands(program, { withCommon, withFilters, common, modelOf, storeOf, exit });
+  addMcpCommand(program);
   return program;
 }
 

@@ -12,6 +12,8 @@ import { registerDefaultChannel } from "../core/config/config.js";
 import { createPlatformApi, type Matchers } from "../core/engine/engine.js";
 import type {
   ActOptions,
+  ControlsOptions,
+  ScreenControl,
   ActResult,
   FindOptions,
   PointElement,
@@ -64,7 +66,15 @@ export async function find(
  */
 export const act: (driver: Browser, goal: string, options?: ActOptions) => Promise<ActResult> = api.act;
 
+/**
+ * The screen's visible, labelled controls as `act` sees them (kind, text, id, bounds), read from the page
+ * source: no screenshot, no model call, no log entry (docs/api.md "Controls").
+ */
+export const controls: (driver: Browser, options?: ControlsOptions) => Promise<ScreenControl[]> = api.controls;
+
 export type {
+  ControlsOptions,
+  ScreenControl,
   FindOptions,
   FindResult,
   PointElement,

@@ -19,6 +19,8 @@ export type { AzureOpenAiOptions } from "./azure.js";
 export type { ChatCompletionsOptions, Coordinates, ImageDetail, ReasoningEffort } from "./chat-completions.js";
 export type { CommonProviderOptions, ImageOptions, RetryOptions } from "./options.js";
 export { channelFromEnv, PROVIDER_NAMES } from "./env.js";
+export { samplingChannel } from "./sampling.js";
+export type { SamplingChannelOptions, SamplingContent, SamplingReply, SamplingRequest } from "./sampling.js";
 export { ocr, OCR_MODEL, OCR_PACKAGES } from "./ocr/index.js";
 /** Load the local OCR engine ahead of the first request (a warm-up; benchmarks time it). */
 export { loadOcrEngine } from "./ocr/engine.js";

@@ -81,7 +81,11 @@ test("every link of the README and the shipped docs opens from the package: ship
   expect(linksOf(readFileSync(join(ROOT, "README.md"), "utf8"))).toContain("docs/api.md");
 });
 
-test("no built file loads webdriverio at run time", () => {
+// The one exception is the MCP server (dist/mcp): start_session { appiumUrl } opens a session itself, with the
+// user's webdriverio (a peer dependency), loaded only then; and the tests it writes import it.
+const OPENS_ITS_OWN_SESSIONS = new Set(["dist/mcp/index.js", "dist/mcp/index.cjs"]);
+
+test("no built file but the MCP server loads webdriverio at run time", () => {
   const offenders: string[] = [];
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -96,7 +100,7 @@ test("no built file loads webdriverio at run time", () => {
     }
   };
   walk(join(ROOT, "dist"));
-  expect(offenders).toEqual([]);
+  expect(offenders.filter((file) => !OPENS_ITS_OWN_SESSIONS.has(file))).toEqual([]);
 });
 
 test("the README is for users first; this repository's two set-up commands come last, under Working on tapshot", () => {

@@ -30,6 +30,8 @@ import { InputError } from "../ground/errors.js";
 import type { ElementTarget } from "../device/description.js";
 import { checkSatisfyInput, runSatisfy, type SatisfyOptions, type SatisfyResult } from "../flows/satisfy/satisfy.js";
 import { actKeyOf, runAct } from "../flows/act/act-kind.js";
+import { controlsCall } from "./controls-call.js";
+import type { ControlsOptions, ScreenControl } from "./options.js";
 import { checkActInput, type ActOptions, type ActResult } from "../flows/act/act-params.js";
 
 /** What `expect(driver)` returns. `.not` is deliberately not offered: a baseline records what should be there. */
@@ -69,6 +71,8 @@ export interface PlatformApi {
   expect(subject: unknown): Matchers;
   /** Reach a goal in words with the screen's controls; see `tapshot/android`'s `act`. */
   act(driver: unknown, goal: string, options?: ActOptions): Promise<ActResult>;
+  /** The screen's visible, labelled controls as `act` sees them: the page source only, no model, no log entry. */
+  controls(driver: unknown, options?: ControlsOptions): Promise<ScreenControl[]>;
 }
 
 /** One call of a flow: its store key on the described device, and the flow itself. */
@@ -98,6 +102,7 @@ export function createPlatformApi(adapter: DeviceAdapter): PlatformApi {
     tap: (driver, prompt, options) => tapCall(run, driver, prompt, options),
     find: (driver, description, options) => findCall({ run, open }, driver, description, options),
     act: (driver, goal, options) => actCall(run, driver, goal, options),
+    controls: (driver, options) => controlsCall(open, driver, options),
     expect: (subject) => matchersOf({ run, adapter }, subject),
   };
 }

@@ -24,6 +24,9 @@ export type { MaskEntry, MaskElement, PromptMask } from "../flows/screenshot/mas
 export type { FullPageOptions } from "../flows/screenshot/page-options.js";
 export type { SatisfyOptions, SatisfyResult } from "../flows/satisfy/satisfy.js";
 export type { ActOptions, ActResult, ActStepSummary, ActAttempt } from "../flows/act/act-params.js";
+import { checkValues, type ActOptions } from "../flows/act/act-params.js";
+import type { ControlRole } from "../model/contract.js";
+import type { Rect } from "../ground/geometry.js";
 
 /** Options of `tap`. */
 export interface TapOptions {
@@ -212,5 +215,41 @@ export function checkHealRungs(value: unknown): { nearby: boolean; search: boole
     nearby: rungs.nearby === undefined ? true : checkBoolean(rungs.nearby, "heal.nearby"),
     search: rungs.search === undefined ? true : checkBoolean(rungs.search, "heal.search"),
     accessibility: rungs.accessibility === undefined ? true : checkBoolean(rungs.accessibility, "heal.accessibility"),
+  };
+}
+
+/** Options of `controls`. */
+export interface ControlsOptions {
+  /**
+   * Values typed into the screen (as `act` takes them): a control whose text shows one says
+   * `[value <name>]` instead.
+   */
+  values?: ActOptions["values"];
+  /** Ms for reading the page source. Default 30000. */
+  timeout?: number;
+  signal?: AbortSignal;
+}
+
+/** One visible, labelled control of the screen, as `act` observes it. */
+export interface ScreenControl {
+  /** act's role: `button`, `field`, `link`, `switch`, `checkbox`, `radio`, `select`, `option`, `scrollable`, `other`. */
+  kind: ControlRole;
+  /** Its label: the text it shows, its accessibility label, or a field's hint; never a field's typed text. */
+  text: string;
+  /** Its id (Android `resource-id`, iOS `name`) when no other control shares it. */
+  id?: string;
+  /** In screenshot pixels. */
+  bounds: Rect;
+  checked?: boolean;
+  selected?: boolean;
+  focused?: boolean;
+}
+
+export function checkControlsInput(options: unknown) {
+  const opts = checkKnownOptions(options, ["values", "timeout", "signal"], "controls");
+  return {
+    values: checkValues(opts.values).values,
+    timeout: checkTimeout(opts.timeout),
+    signal: checkSignal(opts.signal),
   };
 }

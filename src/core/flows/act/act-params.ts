@@ -119,7 +119,8 @@ function checkGoalHoldsNoValue(goal: string, values: Readonly<Record<string, str
   );
 }
 
-function checkValues(value: unknown): Pick<ActParams, "values" | "valueNames"> {
+/** act's `values`: named strings or `{ env }` references, each read and checked (also `controls`' `values`). */
+export function checkValues(value: unknown): Pick<ActParams, "values" | "valueNames"> {
   if (value === undefined) return { values: {}, valueNames: [] };
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new InputError('act\'s values must be an object of named strings, e.g. { email: "…", password: "…" }.');
