@@ -1,6 +1,6 @@
 import { jest } from "@jest/globals";
 import { getEventListeners } from "node:events";
-import { Deadline, sleep, untilAborted } from "../../src/core/ground/deadline.js";
+import { Deadline, limitedSignal, sleep, untilAborted } from "../../src/core/ground/deadline.js";
 import { AbortedError, TimeoutError } from "../../src/core/ground/errors.js";
 
 describe("sleep", () => {
@@ -121,5 +121,30 @@ describe("untilAborted", () => {
 
   test("passes the work's own failure through", async () => {
     await expect(untilAborted(Promise.reject(new Error("boom")), new AbortController().signal)).rejects.toThrow("boom");
+  });
+});
+
+describe("limitedSignal", () => {
+  test("leaves no listener on its parent once disposed, however many limits a call sets", () => {
+    const parent = new AbortController().signal;
+    for (let i = 0; i < 50; i++) {
+      const limit = limitedSignal(parent, 5_000, () => new TimeoutError("step"));
+      expect(getEventListeners(parent, "abort")).toHaveLength(1);
+      limit.dispose();
+    }
+    expect(getEventListeners(parent, "abort")).toHaveLength(0);
+  });
+
+  test("aborts with the parent's own reason, or with its timeout's", async () => {
+    const parent = new AbortController();
+    const limit = limitedSignal(parent.signal, 5_000, () => new TimeoutError("step"));
+    const reason = new TimeoutError("the call's deadline");
+    parent.abort(reason);
+    expect(limit.signal.reason).toBe(reason);
+    limit.dispose();
+    const timed = limitedSignal(undefined, 5, () => new TimeoutError("the step took too long"));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(timed.signal.reason).toEqual(new TimeoutError("the step took too long"));
+    timed.dispose();
   });
 });

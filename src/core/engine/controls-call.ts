@@ -6,7 +6,8 @@
 import { observeControls, type ObservedControl } from "../device/controls.js";
 import { parsePageNodes } from "../device/page-source-parse.js";
 import { readPageSource } from "../device/page-source.js";
-import { DeviceError } from "../ground/errors.js";
+import { limitedSignal, untilAborted } from "../ground/deadline.js";
+import { DeviceError, TimeoutError } from "../ground/errors.js";
 import type { OpenedDevice } from "../run/opened-device.js";
 import { checkControlsInput, type ScreenControl } from "./options.js";
 
@@ -17,10 +18,24 @@ export async function controlsCall(
   options: unknown,
 ): Promise<ScreenControl[]> {
   const { timeout, signal, values } = checkControlsInput(options);
-  const deadline = AbortSignal.any([AbortSignal.timeout(timeout), ...(signal ? [signal] : [])]);
+  const deadline = limitedSignal(
+    signal,
+    timeout,
+    () => new TimeoutError(`controls did not finish within ${timeout} ms.`),
+  );
   const opened = open(driver);
-  const device = await opened.describe(() => undefined);
-  const reading = await readPageSource(opened.pageSource, device, { signal: deadline, parse: parsePageNodes });
+  let reading;
+  let device;
+  try {
+    device = await untilAborted(
+      opened.describe(() => undefined),
+      deadline.signal,
+    );
+    reading = await readPageSource(opened.pageSource, device, { signal: deadline.signal, parse: parsePageNodes });
+  } finally {
+    deadline.dispose();
+  }
+  if (deadline.signal.aborted) throw deadline.signal.reason;
   if ("skipped" in reading) {
     throw new DeviceError(`controls are read from the accessibility tree, and ${reading.skipped}.`);
   }

@@ -67,6 +67,31 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /**
+ * A signal that aborts with `parent`'s own reason, or after `ms` with `timeout()`; `dispose()` clears the
+ * timer and the listener on `parent`. Unlike `AbortSignal.any`, which keeps a listener on each source
+ * until the combined signal is collected, nothing stays on `parent` after `dispose()`, however many
+ * limits a long call sets on its deadline (an act of many steps).
+ */
+export function limitedSignal(
+  parent: AbortSignal | undefined,
+  ms: number,
+  timeout: () => Error,
+): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(timeout()), ms);
+  const onParentAbort = () => controller.abort(parent!.reason);
+  if (parent?.aborted) onParentAbort();
+  else parent?.addEventListener("abort", onParentAbort, { once: true });
+  return {
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      parent?.removeEventListener("abort", onParentAbort);
+    },
+  };
+}
+
+/**
  * How a call divides the budget it has left (docs/design.md section 8): the named shares are
  * the only places a flow waits less than the whole deadline, so the model is never starved.
  */

@@ -5,7 +5,7 @@
  */
 import { centreOf, type ObservedControl } from "../../device/controls.js";
 import { scrollRegion, swipeFor } from "../../device/swipe-geometry.js";
-import { untilAborted } from "../../ground/deadline.js";
+import { limitedSignal, untilAborted } from "../../ground/deadline.js";
 import { ElementNotFoundError, TimeoutError } from "../../ground/errors.js";
 import type { Point, Rect } from "../../ground/geometry.js";
 import type { ControlRole, PRESS_KEYS } from "../../model/contract.js";
@@ -42,16 +42,15 @@ export function actOn(control: ObservedControl): ActOn {
 
 /** Run `work` within the action limit and the call's deadline. */
 async function limited(call: Call, what: string, work: () => Promise<void>): Promise<void> {
-  const limit = new AbortController();
-  const timer = setTimeout(
-    () => limit.abort(new TimeoutError(`${what} did not finish within ${ACTION_LIMIT_MS} ms.`)),
+  const limit = limitedSignal(
+    call.deadline.signal,
     ACTION_LIMIT_MS,
+    () => new TimeoutError(`${what} did not finish within ${ACTION_LIMIT_MS} ms.`),
   );
-  const signal = AbortSignal.any([call.deadline.signal, limit.signal]);
   try {
-    await untilAborted(work(), signal);
+    await untilAborted(work(), limit.signal);
   } finally {
-    clearTimeout(timer);
+    limit.dispose();
   }
 }
 
