@@ -109,9 +109,10 @@ test("the run ends with the example passing and the two failure specs failing", 
   });
 });
 
-test("the example replays the committed values without a model: aiTap and the matchers on the demo's iPhone 15", async () => {
+/** The run's calls.jsonl entries. */
+async function callEntries() {
   const [runDir] = await readdir(join(dir, "results"));
-  const calls = (await readFile(join(dir, "results", runDir!, "calls.jsonl"), "utf8"))
+  return (await readFile(join(dir, "results", runDir!, "calls.jsonl"), "utf8"))
     .trim()
     .split("\n")
     .map(
@@ -123,8 +124,14 @@ test("the example replays the committed values without a model: aiTap and the ma
           outcome: string;
           device: string;
           aiCalls: number;
+          detail?: string;
+          durationMs: number;
         },
     );
+}
+
+test("the example replays the committed values without a model: aiTap and the matchers on the demo's iPhone 15", async () => {
+  const calls = await callEntries();
   const ok = calls.filter((c) => c.outcome !== "failed");
   expect(ok.map((c) => [c.api, c.name ?? c.prompt, c.outcome, c.device, c.aiCalls])).toEqual([
     // "cart" was not passed: it is the test's title.
@@ -147,12 +154,12 @@ test("a mismatch fails the test in expect-webdriverio's style, with expected, ac
     /^Expect browser to match AI screenshot "cart"\n\nScreenshotMismatchError \(screenshot-mismatch\): .*pixels differ/,
   );
   const images = attachmentsOf(failed).filter((a) => a.name.startsWith("tapshot "));
-  expect(images.map((a) => a.name.split(":")[0]).sort()).toEqual([
-    "tapshot actual",
-    "tapshot composite",
-    "tapshot diff",
-    "tapshot expected",
-  ]);
+  // The failed call's log entry beside its images, so a missing image says why (a note "… skipped").
+  const entry = (await callEntries()).find((c) => c.name === "cart" && c.outcome === "failed");
+  expect({ images: images.map((a) => a.name.split(":")[0]).sort(), entry }).toEqual({
+    images: ["tapshot actual", "tapshot composite", "tapshot diff", "tapshot expected"],
+    entry: expect.objectContaining({ outcome: "failed" }),
+  });
   for (const image of images) {
     expect(image.type).toBe("image/png");
     const bytes = await readFile(join(dir, "allure", image.source));
