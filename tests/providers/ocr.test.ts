@@ -8,6 +8,7 @@ import type { AiImage, AiRequest, Box, LocateAnswer } from "../../src/core/model
 import { parseAnswer } from "../../src/core/model/contract.js";
 import { ConfigError, InputError } from "../../src/core/ground/errors.js";
 import { loadOcrEngine, resolveOptional } from "../../src/providers/ocr/engine.js";
+import { chooseByKind } from "../../src/providers/ocr/by-kind.js";
 import { OCR_MODEL, ocr } from "../../src/providers/ocr/index.js";
 import { SCRIPTED_MODEL, ScriptedChannel } from "../support/scripted-channel.js";
 
@@ -160,6 +161,94 @@ describe("locate", () => {
     expect(answer.found).toBe(false);
     expect(answer.reason).toMatch(/no on-screen text matching "Apply coupon"/);
     expect(answer.reason).toContain('"Checkout"');
+  });
+});
+
+/**
+ * A form whose title and the label of its field say the same text, as an Ionic page with an
+ * `ion-title` "Promo code" above an `ion-input label="Promo code"` shows: the title in the header, the
+ * label above an outlined field, and a second form's label inside its own field.
+ */
+const PROMO_FIELD = { x: 32, y: 300, width: 656, height: 96 };
+const OTHER_FIELD = { x: 32, y: 560, width: 656, height: 96 };
+const APPLY_BUTTON = { x: 32, y: 760, width: 656, height: 96 };
+const promoForm = () =>
+  screen(
+    `<rect width="720" height="112" fill="#ffffff"/>
+    <text x="360" y="72" ${FONT} font-size="38" font-weight="bold" fill="#111111" text-anchor="middle">Promo code</text>
+    <text x="32" y="276" ${FONT} font-size="28" fill="#444444">Promo code</text>
+    <rect x="32" y="300" width="656" height="96" rx="8" fill="#ffffff" stroke="#888888" stroke-width="3"/>
+    <rect x="32" y="560" width="656" height="96" rx="8" fill="#ffffff" stroke="#888888" stroke-width="3"/>
+    <text x="56" y="620" ${FONT} font-size="28" fill="#444444">Gift card</text>
+    <rect x="32" y="760" width="656" height="96" rx="48" fill="#1a73e8"/>
+    <text x="360" y="822" ${FONT} font-size="34" font-weight="bold" fill="#ffffff" text-anchor="middle">Apply</text>`,
+    "#f4f5f7",
+  );
+
+describe("locate, choosing by the kind the prompt names", () => {
+  let promo: AiImage;
+  beforeAll(async () => {
+    promo = await promoForm();
+  });
+  const fields = [
+    { role: "field" as const, box: PROMO_FIELD },
+    { role: "field" as const, box: OTHER_FIELD },
+    { role: "button" as const, box: APPLY_BUTTON },
+  ];
+  const locateWith = async (prompt: string, controls?: { role: "field" | "button"; box: Box }[]) =>
+    parseAnswer(
+      "locate",
+      await ocr().request(
+        { kind: "locate", screen: promo, prompt, ...(controls ? { controls } : {}) },
+        { signal: signal() },
+      ),
+    );
+
+  test("a title and a field's label say the same text: the field is chosen, with the field's box", async () => {
+    const answer = await locateWith('the "Promo code" field', fields);
+    expect(answer).toMatchObject({ found: true, model: OCR_MODEL, box: PROMO_FIELD });
+    expect(answer.reason).toMatch(/at 2 places; only "Promo code" at \(\d+, 2\d\d\).* belongs to a field/);
+  });
+
+  test("without the page source's controls, or for a kind no place belongs to, it still declines", async () => {
+    for (const [prompt, controls] of [
+      ['the "Promo code" field', undefined],
+      ['the "Promo code" button', fields],
+    ] as const) {
+      const answer = await locateWith(prompt, controls ? [...controls] : undefined);
+      expect(answer.found).toBe(false);
+      expect(answer.reason).toMatch(/2 places matching "Promo code"/);
+    }
+  });
+
+  test("when both places belong to fields of their own, the kind does not decide: it declines", async () => {
+    const titleAsField = [...fields, { role: "field" as const, box: { x: 0, y: 0, width: 720, height: 112 } }];
+    const answer = await locateWith('the "Promo code" field', titleAsField);
+    expect(answer.found).toBe(false);
+    expect(answer.reason).toMatch(/2 places/);
+  });
+
+  test("a label inside its own field (an Ionic input's) belongs to that field; a switch's label beside it on its row", () => {
+    const read = (x: number, y: number) => ({
+      line: { text: "Gift card", box: { x, y, width: 140, height: 30 }, confidence: 0.99 },
+      text: "Gift card",
+      box: { x, y, width: 140, height: 30 },
+      score: 1,
+    });
+    const title = read(290, 40);
+    const inField = read(56, 594);
+    expect(chooseByKind('the "Gift card" input', [title, inField], fields)).toMatchObject({
+      match: inField,
+      control: { box: OTHER_FIELD },
+    });
+    const toggle = { role: "switch" as const, box: { x: 560, y: 980, width: 120, height: 60 } };
+    const rowLabel = read(380, 995);
+    expect(chooseByKind('the "Gift card" switch', [title, rowLabel], [...fields, toggle])).toMatchObject({
+      match: rowLabel,
+      control: toggle,
+    });
+    // Too far from the switch on its row: no longer its label, and nothing is chosen.
+    expect(chooseByKind('the "Gift card" switch', [title, read(32, 995)], [...fields, toggle])).toBeUndefined();
   });
 });
 

@@ -13,6 +13,7 @@ import type { LogEntry } from "../../src/core/ground/log.js";
 import { quotedTarget } from "../../src/core/device/quoted-target.js";
 import { configureAi, resetAi } from "../../src/runner/index.js";
 import { FakeDevice, fakeAdapter, fakeDriver, type FakeElement, type FakeScene } from "../support/fake-device.js";
+import type { AiRequestOf } from "../../rig/scripted-channel.js";
 import { SCRIPTED_MODEL, ScriptedChannel } from "../support/scripted-channel.js";
 
 type Platform = "android" | "ios";
@@ -55,8 +56,10 @@ afterEach(async () => {
 function run(platform: Platform, scene: FakeScene, answer = "checkout") {
   const device = new FakeDevice(scene, { platform, app: "com.example.shop" });
   device.pageSource = "scene";
+  const requests: AiRequestOf<"locate">[] = [];
   const channel = new ScriptedChannel({
-    locate: () => {
+    locate: (request) => {
+      requests.push(request);
       const e = device.scene.elements.find((x) => x.id === answer)!;
       return {
         found: true,
@@ -68,7 +71,7 @@ function run(platform: Platform, scene: FakeScene, answer = "checkout") {
   });
   configureAi({ channel, storageDir, resultsDir: false, log: (entry) => logs.push(entry) });
   const api = createPlatformApi(fakeAdapter(platform));
-  return { device, channel, tap: (prompt: string) => api.tap(fakeDriver(device), prompt) };
+  return { device, channel, requests, tap: (prompt: string) => api.tap(fakeDriver(device), prompt) };
 }
 
 async function storedRecord(): Promise<Record<string, unknown>> {
@@ -137,6 +140,31 @@ describe.each(["android", "ios"] as const)("on %s", (platform) => {
     expect([learned.outcome, channel.count()]).toEqual(["learned", 1]);
     expect((await storedRecord()).model).toBe(SCRIPTED_MODEL);
     expect(JSON.stringify(logs.at(-1))).toMatch(/page source did not decide/);
+  });
+
+  test("when the page source does not decide, the model's request carries its controls for a text-only model", async () => {
+    // A title and a separate label say "Promo code"; the field itself says nothing (no hint).
+    const bare: Record<string, string> =
+      platform === "android" ? { class: "android.widget.EditText" } : { type: "XCUIElementTypeTextField" };
+    const { channel, requests, tap } = run(
+      platform,
+      {
+        background: "#fff",
+        elements: [
+          header,
+          el("title", 100, TITLE[platform]("Promo code")),
+          el("label", 200, TITLE[platform]("Promo code")),
+          el("promo", 300, bare),
+        ],
+      },
+      "promo",
+    );
+    const learned = await tap('the "Promo code" field');
+    expect([learned.outcome, channel.count()]).toEqual(["learned", 1]);
+    expect(requests[0]!.controls).toEqual([{ role: "field", box: { x: 40, y: 300, width: 280, height: 56 } }]);
+    // A prompt without a quoted text and a kind carries none.
+    await tap("the promo field");
+    expect(requests[1]!.controls).toBeUndefined();
   });
 
   test("a prompt without a quoted text goes to the model", async () => {

@@ -4,7 +4,7 @@
  * "Terms"`. When exactly one visible, enabled control of that kind on top of the screen says that
  * text, it is the element, and no model is asked. Anything less is left to the model.
  */
-import type { ControlRole } from "../model/contract.js";
+import { MAX_LOCATE_CONTROLS, type ControlRole, type LocateControl } from "../model/contract.js";
 import { contains, type Rect } from "../ground/geometry.js";
 import { TYPED_ATTRIBUTES } from "./a11y-element.js";
 import { roleOf } from "./controls.js";
@@ -132,4 +132,20 @@ function describe(node: PageNode, platform: Platform): string {
   const cls = platform === "android" ? node.attributes.class : node.attributes.type;
   const { x, y, width, height } = node.bounds;
   return `${cls ?? node.tag} at (${x}, ${y}) ${width}x${height}`;
+}
+
+/**
+ * The controls among `nodes` with their roles and boxes, for a text-only model to tell which of the
+ * places showing a quoted text belongs to a control of the kind asked for (LocateRequest `controls`).
+ */
+export function locateControls(nodes: readonly PageNode[], platform: Platform): LocateControl[] {
+  const controls: LocateControl[] = [];
+  for (const node of nodes) {
+    const role = roleOf(node, platform);
+    const { x, y, width, height } = node.bounds;
+    if (!role || role === "scrollable" || width < 2 || height < 2) continue;
+    controls.push({ role, box: { x, y, width, height } });
+    if (controls.length === MAX_LOCATE_CONTROLS) break;
+  }
+  return controls;
 }

@@ -19,6 +19,9 @@ export const AiImageSchema = z.object({
 /** An image sent to a model: base64 data plus its size in pixels. */
 export type AiImage = z.infer<typeof AiImageSchema>;
 
+/** The most page-source controls a locate request carries. */
+export const MAX_LOCATE_CONTROLS = 400;
+
 /** A rectangle in pixels of the image it refers to; `x`/`y` is the top-left corner. */
 export const BoxSchema = z.object({
   x: z.number().finite().nonnegative(),
@@ -28,6 +31,20 @@ export const BoxSchema = z.object({
 });
 /** A rectangle in pixels of the image it refers to; `x`/`y` is the top-left corner. */
 export type Box = Rect;
+
+/** What kind of control an observed control is. */
+export const CONTROL_ROLES = [
+  "button",
+  "field",
+  "checkbox",
+  "switch",
+  "radio",
+  "select",
+  "option",
+  "scrollable",
+  "link",
+  "other",
+] as const;
 
 /** Tokens a provider spent on one answer, when it knows. */
 export const UsageSchema = z.object({
@@ -55,6 +72,16 @@ export const LocateRequestSchema = z.object({
    * screenshot: the stored element's attributes, crop-search and accessibility candidates.
    */
   evidence: z.string().min(1).max(4000).optional(),
+  /**
+   * The screen's controls from the page source, each with its role and box in screenshot pixels,
+   * sent when the prompt names a quoted text and a kind and the page source alone did not decide:
+   * a text-only model picks, among the places showing the text, the one that belongs to a control
+   * of that kind (a field's label, not a title). A vision model may ignore it.
+   */
+  controls: z
+    .array(z.object({ role: z.enum(CONTROL_ROLES), box: BoxSchema }))
+    .max(MAX_LOCATE_CONTROLS)
+    .optional(),
 });
 export const LocateAnswerSchema = z
   .object({ found: z.boolean(), box: BoxSchema.optional(), ...answerBase })
@@ -129,20 +156,6 @@ export const MAX_OBSERVATION_CHARS = 32_000;
 export const MAX_ACT_VALUES = 10;
 /** The most lines of an `ai.act` call's history sent with a request. */
 export const MAX_HISTORY_LINES = 60;
-
-/** What kind of control an observed control is. */
-export const CONTROL_ROLES = [
-  "button",
-  "field",
-  "checkbox",
-  "switch",
-  "radio",
-  "select",
-  "option",
-  "scrollable",
-  "link",
-  "other",
-] as const;
 
 /**
  * One visible, enabled, labelled control of the observed screen, as a model sees it: an id to answer
@@ -240,6 +253,8 @@ export const AiRequestSchema = z.discriminatedUnion("kind", [
 
 /** Ask where one element is. Answer: {@link LocateAnswer}. */
 export type LocateRequest = z.infer<typeof LocateRequestSchema>;
+/** A control of the screen as a locate request carries it: its role and box. */
+export type LocateControl = NonNullable<LocateRequest["controls"]>[number];
 /** `found` with a `box` in pixels of the sent screen, or not found with a reason. */
 export type LocateAnswer = z.infer<typeof LocateAnswerSchema>;
 /** Ask whether the screen satisfies a statement (a tap's `verify`). */

@@ -25,6 +25,7 @@ import type {
 } from "../../core/model/contract.js";
 import { InputError } from "../../core/ground/errors.js";
 import { decode } from "../../core/pixels/image-decode.js";
+import { chooseByKind, type KindChoice } from "./by-kind.js";
 import { controlBox } from "./control-box.js";
 import { loadOcrEngine, OCR_MODEL, type TextLine } from "./engine.js";
 import { decideClauses, textClauses } from "./statement.js";
@@ -219,6 +220,8 @@ async function locate(request: LocateRequest, settings: Settings, signal: AbortS
   if (!matches.length) {
     return decline(`ocr found no on-screen text matching ${target} (${listRead(lines)}); ${VISION_HINT}.`);
   }
+  const chosen = matches.length > 1 ? chooseByKind(request.prompt, matches, request.controls) : undefined;
+  if (chosen) return { answer: answerByKind(chosen, matches.length), declined: false };
   if (matches.length > 1) {
     return decline(
       `ocr found ${matches.length} places matching ${target}: ${matches.map(describeMatch).join("; ")}. ` +
@@ -237,6 +240,19 @@ async function locate(request: LocateRequest, settings: Settings, signal: AbortS
       model: OCR_MODEL,
     },
     declined: false,
+  };
+}
+
+/** The answer for the one place of several that belongs to a control of the prompt's kind. */
+function answerByKind({ match, control, kind }: KindChoice, places: number): LocateAnswer {
+  const { x, y, width, height } = control.box;
+  return {
+    found: true,
+    box: control.box,
+    reason:
+      `ocr read "${match.text}" at ${places} places; only ${describeMatch(match)} belongs to a ${kind} ` +
+      `(the page source's ${control.role} at (${Math.round(x)}, ${Math.round(y)}) ${Math.round(width)}x${Math.round(height)}); box of that ${control.role}.`,
+    model: OCR_MODEL,
   };
 }
 

@@ -7,7 +7,7 @@ import { describeAttributes, type A11yElement } from "../../device/a11y-element.
 import { elementAt } from "../../device/element-queries.js";
 import { AiAnswerError, TimeoutError, VerifyFailedError, clause } from "../../ground/errors.js";
 import type { Point, Rect } from "../../ground/geometry.js";
-import type { Box } from "../../model/contract.js";
+import type { Box, LocateControl } from "../../model/contract.js";
 import { cropPng } from "../../pixels/image-encode.js";
 import { toRect } from "../../pixels/pixel-rects.js";
 import { toAiImage, type Call, type CallPageSource } from "../../run/call.js";
@@ -28,6 +28,8 @@ export interface LocateRequest {
   reference?: Buffer | undefined;
   /** What the heal ladder's cheap rungs found, as text for the model. */
   evidence?: string | undefined;
+  /** The screen's controls from the page source, for a text-only model to choose by kind. */
+  controls?: LocateControl[] | undefined;
 }
 
 /** The element the model found and tapped, with what to store. */
@@ -45,7 +47,7 @@ export interface Located {
 /** Ask the model for the element, tap its centre, check `verify`; returns what to store. */
 export async function locateAndTap(
   call: Call,
-  { screenshot, params, reference, evidence }: LocateRequest,
+  { screenshot, params, reference, evidence, controls }: LocateRequest,
 ): Promise<Located | { found: false; reason: string }> {
   const screen = await toAiImage(screenshot);
   const answer = await call.ask({
@@ -54,6 +56,7 @@ export async function locateAndTap(
     prompt: params.prompt,
     ...(reference ? { reference: await toAiImage(reference) } : {}),
     ...(evidence ? { evidence } : {}),
+    ...(controls?.length ? { controls } : {}),
   });
   if (!answer.found || !answer.box) return { found: false, reason: answer.reason };
 

@@ -124,9 +124,10 @@ async function learnTap({ call, key, params, noun, subject }: TapRun): Promise<N
   const transfer = params.transfer ? await tryTransfer(call, key, shot, params) : {};
   if (transfer.value) return withThumb(call, transfer.value, shot.raw);
   const screenshot = shot.png;
+  const fromPage = await locateInPageSource(call, screenshot, params);
   const located =
-    (await locateInPageSource(call, screenshot, params)) ??
-    (await locateAndTap(call, { screenshot, params, evidence: transfer.evidence }));
+    fromPage.located ??
+    (await locateAndTap(call, { screenshot, params, evidence: transfer.evidence, controls: fromPage.controls }));
   if (!located.found) {
     await call.report("screenshot", screenshot);
     throw new ElementNotFoundError(
