@@ -157,7 +157,9 @@ describe("with the local OCR model", () => {
       steps: 1,
     });
     const results = join(work, "ocr", "replay-results");
-    const { stdout } = await run(process.execPath, ["--test", join("flows", "checkout.test.mjs")], {
+    // The TAP reporter by name: Node 20 defaults to it off a terminal, Node 24 to "spec".
+    const args = ["--test", "--test-reporter=tap", join("flows", "checkout.test.mjs")];
+    const { stdout } = await run(process.execPath, args, {
       cwd: join(work, "ocr"),
       timeout: 180_000,
       env: {
