@@ -4,7 +4,7 @@
  * same run. See BENCHMARKS.md for what each figure means.
  *
  * `npm run bench -- --only replay,compare` runs some (replay, compare, peers, payload, rig,
- * fleet, memory, heal, ladder, verdict, act); `--no-rig` skips those that need Appium and Chromium. The figures of
+ * fleet, memory, heal, ladder, verdict, act, plugin); `--no-rig` skips those that need Appium and Chromium. The figures of
  * benchmarks not run are kept from the previous results.json; `measured` says when each was last run.
  */
 import { readFile, rm, writeFile } from "node:fs/promises";
@@ -18,6 +18,7 @@ import { machineInfo } from "./machine.js";
 import { benchMemory } from "./memory.js";
 import { benchPayload } from "./payload.js";
 import { benchPeers, type Verdicts } from "./peers.js";
+import { benchPluginLoad } from "./plugin-load.js";
 import { benchReplayWork } from "./replay-work.js";
 import { flowBoxes, SEED } from "./rig-flow.js";
 import { benchRigReplay, learnFlow } from "./rig-replay.js";
@@ -37,9 +38,10 @@ const NAMES = [
   "ladder",
   "verdict",
   "act",
+  "plugin",
 ] as const;
 type Name = (typeof NAMES)[number];
-const RIG: readonly Name[] = ["rig", "fleet", "memory", "ladder", "verdict", "act"];
+const RIG: readonly Name[] = ["rig", "fleet", "memory", "ladder", "verdict", "act", "plugin"];
 
 /** Sample counts; chosen so the whole run stays near 4 minutes on 2 cores. */
 const RUNS = {
@@ -53,6 +55,7 @@ const RUNS = {
   ladder: { runs: 3, warmup: 1 },
   verdict: { runs: 2 },
   act: { learns: 3, runs: 8, warmup: 1 },
+  plugin: { sessions: 8, calls: 200, warmup: 4 },
 };
 
 function selected(): Set<Name> {
@@ -101,7 +104,18 @@ if (chosen.has("heal")) {
   results.heal = await benchHeal(RUNS.heal);
 }
 
-if (RIG.some((n) => chosen.has(n))) {
+// The plugin's load runs on a server of its own (the plugin installed into an APPIUM_HOME), before the shared rig.
+if (chosen.has("plugin")) {
+  progress("12 the plugin under a farm's load (8 sessions on one Appium server)");
+  try {
+    results.plugin = await benchPluginLoad(RUNS.plugin);
+  } catch (error) {
+    skipped.plugin = `the plugin's load benchmark failed: ${(error as Error).message.split("\n")[0]}`;
+    progress(skipped.plugin);
+  }
+}
+
+if (RIG.some((n) => n !== "plugin" && chosen.has(n))) {
   const { startRig } = await import("../rig/session.js");
   progress("starting the rig (Appium, Chromium)");
   let rig: Awaited<ReturnType<typeof startRig>> | undefined;
@@ -109,7 +123,7 @@ if (RIG.some((n) => chosen.has(n))) {
     rig = await startRig();
   } catch (error) {
     const why = `the rig did not start: ${(error as Error).message.split("\n")[0]}`;
-    for (const n of RIG) if (chosen.has(n)) skipped[n] = why;
+    for (const n of RIG) if (chosen.has(n) && n !== "plugin") skipped[n] = why;
     progress(why);
   }
   if (rig) {

@@ -9,6 +9,13 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** The `p`th percentile of `values` (nearest rank). */
+export function percentile(values: readonly number[], p: number): number {
+  if (!values.length) throw new Error("percentile of no values");
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
 /** `value / baseline`, rounded to 3 decimals. */
 export function ratio(value: number, baseline: number): number {
   return round(value / baseline, 3);

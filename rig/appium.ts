@@ -22,6 +22,11 @@ export interface AppiumServer {
   readonly url: string;
   /** The last lines Appium printed (for error messages). */
   output(): string;
+  /**
+   * The process group of a server the rig started (its watchdog leads it; Appium is the watchdog's child,
+   * the drivers' processes below it); unset for a server started elsewhere.
+   */
+  readonly processGroup?: number;
   /** Stop Appium and every process it started. Safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -171,6 +176,7 @@ export async function startAppium(options: AppiumOptions = {}): Promise<AppiumSe
     path: "/",
     url,
     output: () => lines.join("\n"),
+    processGroup: pgid,
     stop: () => (stopping ??= stop(child, pgid, exited)),
   };
 
