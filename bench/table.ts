@@ -14,7 +14,20 @@ const TITLES: Record<string, string> = {
   verdict: "10 change to failure",
   act: "11 ai.act on the rig",
 };
-const ORDER = ["replay", "rig", "compare", "payload", "fleet", "memory", "peers", "heal", "ladder", "verdict", "act"];
+const ORDER = [
+  "replay",
+  "rig",
+  "compare",
+  "payload",
+  "fleet",
+  "memory",
+  "peers",
+  "heal",
+  "ladder",
+  "verdict",
+  "act",
+  "plugin",
+];
 
 const num = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
 
