@@ -9,7 +9,7 @@
  * point (for a tap), a screenshot (for a match). Figures: p50 and p95 of each call's latency against
  * its baseline's, and the growth of the Appium process's resident memory per 1,000 plugin calls.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { appiumRssMb } from "../rig/appium.js";
 import { startPluginServer, type PluginServer } from "../rig/plugin-server.js";
 import { pixel7 } from "../rig/profiles.js";
 import type { RigSession } from "../rig/session.js";
@@ -59,10 +59,10 @@ export async function benchPluginLoad(options: PluginLoadOptions): Promise<Figur
     const count = (what: string) => outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
     const points = new Set<string>();
     const warm = await Promise.all(sessions.map((s) => runCalls(s, options.warmup, undefined)));
-    const before = appiumRssMb(server);
+    const before = appiumRssMb(server.rig.appium);
     const measured = { taps, matches, count, points };
     await Promise.all(sessions.map((s) => runCalls(s, options.calls, measured)));
-    const after = appiumRssMb(server);
+    const after = appiumRssMb(server.rig.appium);
     for (const w of warm) for (const o of w) count(`warm-up ${o}`);
     if (points.size !== 1) throw new Error(`replayed taps answered ${points.size} points: ${[...points].join(", ")}`);
     const pluginCalls = options.sessions * options.calls;
@@ -155,25 +155,6 @@ function latencyFigures(what: string, samples: Samples, baseline: string): Figur
       samples.plugin.length,
     ),
   );
-}
-
-/** Resident memory of the Appium process (the watchdog's child in the server's process group), in MB. */
-function appiumRssMb(server: PluginServer): number {
-  const group = server.rig.appium.processGroup;
-  if (!group) throw new Error("the plugin server's Appium process group is unknown");
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const [, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(ppid) !== group) continue;
-      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${entry}/status`, "utf8"));
-      if (rss) return Math.round(Number(rss[1]) / 1024);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  throw new Error(`no Appium process under process group ${group}`);
 }
 
 async function stopQuietly(server: PluginServer): Promise<void> {

@@ -42,6 +42,8 @@ const NAMES = [
 ] as const;
 type Name = (typeof NAMES)[number];
 const RIG: readonly Name[] = ["rig", "fleet", "memory", "ladder", "verdict", "act", "plugin"];
+/** Those of {@link RIG} that share one rig; the plugin's load starts a server of its own. */
+const SHARED_RIG = RIG.filter((n) => n !== "plugin");
 
 /** Sample counts; chosen so the whole run stays near 4 minutes on 2 cores. */
 const RUNS = {
@@ -115,7 +117,7 @@ if (chosen.has("plugin")) {
   }
 }
 
-if (RIG.some((n) => n !== "plugin" && chosen.has(n))) {
+if (SHARED_RIG.some((n) => chosen.has(n))) {
   const { startRig } = await import("../rig/session.js");
   progress("starting the rig (Appium, Chromium)");
   let rig: Awaited<ReturnType<typeof startRig>> | undefined;
@@ -123,7 +125,7 @@ if (RIG.some((n) => n !== "plugin" && chosen.has(n))) {
     rig = await startRig();
   } catch (error) {
     const why = `the rig did not start: ${(error as Error).message.split("\n")[0]}`;
-    for (const n of RIG) if (chosen.has(n) && n !== "plugin") skipped[n] = why;
+    for (const n of SHARED_RIG) if (chosen.has(n)) skipped[n] = why;
     progress(why);
   }
   if (rig) {

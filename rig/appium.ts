@@ -84,21 +84,53 @@ function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
+/** One process of /proc (Linux). */
+interface ProcEntry {
+  pid: number;
+  state: string;
+  ppid: number;
+  pgrp: number;
+}
+
+/** Every process of /proc, read once each; a process that ends while we look is left out. */
+function* procEntries(): Generator<ProcEntry> {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may contain spaces, so split after ")".
+    const [state = "", ppid, pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    yield { pid: Number(entry), state, ppid: Number(ppid), pgrp: Number(pgrp) };
+  }
+}
+
 /** Whether a process of the group is still running (zombies waiting to be reaped do not count). */
 function groupAlive(pgid: number): boolean {
   if (process.platform !== "linux") return killGroup(pgid, 0 as unknown as NodeJS.Signals);
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const { state, pgrp } of procEntries()) {
+    if (pgrp === pgid && state !== "Z" && state !== "X") return true;
+  }
+  return false;
+}
+
+/** Resident memory of a started server's Appium process (its watchdog's child), in MB; Linux only. */
+export function appiumRssMb(server: AppiumServer): number {
+  const group = server.processGroup;
+  if (!group) throw new Error(`Appium at ${server.url} was started elsewhere: its memory is not read.`);
+  for (const { pid, ppid } of procEntries()) {
+    if (ppid !== group) continue;
     try {
-      // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may contain spaces, so split after ")".
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(pgrp) === pgid && state !== "Z" && state !== "X") return true;
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (rss) return Math.round(Number(rss[1]) / 1024);
     } catch {
       // The process ended while we looked.
     }
   }
-  return false;
+  throw new Error(`No Appium process runs under process group ${group}.`);
 }
 
 /** The environment variable naming an Appium server the rig uses instead of starting its own. */
