@@ -13,8 +13,11 @@ import { startTestS3, type TestS3 } from "./s3-replica.js";
 export type Fault =
   /** Never answer (until the proxy stops). */
   | { kind: "stall" }
-  /** Forward after `ms`: a slow service. */
-  | { kind: "delay"; ms: number; onAnswer?: () => void }
+  /**
+   * Forward after `ms`: a slow service. The request is read at once and forwarded after `ms` even when
+   * its client gave up meanwhile (`onClientGone`), as a service that received a whole request acts on it.
+   */
+  | { kind: "delay"; ms: number; onAnswer?: () => void; onClientGone?: () => void }
   /** Forward, let the service act, then answer 500 InternalError instead of its answer. */
   | { kind: "lose-answer" }
   /** Answer this instead of forwarding. */
@@ -43,7 +46,12 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const timers = new Set<NodeJS.Timeout>();
   const proxy: FaultProxy = { endpoint: "", rule: () => undefined, stop: async () => undefined };
 
-  function forward(request: http.IncomingMessage, answer: (status: number, headers: object, body: Buffer) => void) {
+  /** Send `request` upstream, with `body` when it was read already, else its stream. */
+  function forward(
+    request: http.IncomingMessage,
+    answer: (status: number, headers: object, body: Buffer) => void,
+    body?: Buffer,
+  ) {
     const out = http.request(
       `${upstream}${request.url}`,
       { method: request.method, headers: request.headers },
@@ -54,7 +62,8 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       },
     );
     out.on("error", () => answer(502, {}, Buffer.from(INTERNAL_ERROR)));
-    request.pipe(out);
+    if (body) out.end(body);
+    else request.pipe(out);
   }
 
   const server = http.createServer((request, response) => {
@@ -77,14 +86,25 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     if (fault.kind === "lose-answer") {
       return forward(request, () => send(500, { "content-type": "application/xml" }, Buffer.from(INTERNAL_ERROR)));
     }
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      forward(request, (status, headers, body) => {
-        fault.onAnswer?.();
-        send(status, headers, body);
-      });
-    }, fault.ms);
-    timers.add(timer);
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    response.on("close", () => {
+      if (!response.writableFinished) fault.onClientGone?.();
+    });
+    request.on("end", () => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        forward(
+          request,
+          (status, headers, body) => {
+            fault.onAnswer?.();
+            send(status, headers, body);
+          },
+          Buffer.concat(chunks),
+        );
+      }, fault.ms);
+      timers.add(timer);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   proxy.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
