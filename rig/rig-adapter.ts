@@ -8,6 +8,8 @@ import {
   clearFocused,
   keysToFocused,
   typeIntoFocused,
+  typeIntoElement,
+  fieldBySelectors,
   elementDriver,
   elementMatches,
   elementRects,
@@ -121,9 +123,12 @@ export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
         async tap(point: Point) {
           await rigTap(driver, Math.round(point.x / scale), Math.round(point.y / scale));
         },
-        // Typing goes to the focused element, as on the Appium adapters (src/appium/typing.ts); chromedriver
-        // answers W3C Get Active Element, Element Clear and Element Send Keys on the page's DOM.
-        async fill({ point, text }) {
+        // As on the Appium adapters (src/appium/typing.ts): a field its selectors name is typed into as an
+        // element, any other is tapped and typing goes to the focused element; chromedriver answers W3C Find
+        // Elements, Get Active Element, Element Clear and Element Send Keys on the page's DOM.
+        async fill({ point, text, selectors = [] }) {
+          const id = await fieldBySelectors(driver, selectors.map(cssOfIdSelector));
+          if (id) return typeIntoElement(driver, { id, text });
           await rigTap(driver, Math.round(point.x / scale), Math.round(point.y / scale));
           await typeIntoFocused(driver, text);
         },
@@ -143,6 +148,15 @@ export function rigAdapter(profile: PhoneProfile): DeviceAdapter {
       };
     },
   };
+}
+
+/**
+ * A phone's id selector (`id=<resource-id>`, `~<name>`) as the CSS selector of the element the rig's page
+ * source gave that id (its `id` or `data-testid`, see {@link domPageSource}).
+ */
+function cssOfIdSelector(selector: string): string {
+  const id = selector.replace(/^(id=|~)/, "").replace(/["\\]/g, "\\$&");
+  return `[id="${id}"], [data-testid="${id}"]`;
 }
 
 /** WebDriver's key codes (W3C WebDriver "Keyboard actions"): Enter and Tab. */

@@ -81,6 +81,8 @@ export {
   tidyScale,
   toTapUnits,
   typeIntoFocused,
+  typeIntoElement,
+  fieldBySelectors,
   clearFocused,
   keysToFocused,
   type AppiumSession,

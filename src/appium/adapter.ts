@@ -6,7 +6,7 @@ import { performSwipe, performTap, toTapUnits } from "./actions.js";
 import { elementDriver, elementMatches, elementRects } from "./element-rects.js";
 import { nativeElementAt } from "./element-at.js";
 import { takePng } from "./readings.js";
-import { clearFocused, pressKey, typeIntoFocused } from "./typing.js";
+import { clearFocused, fieldBySelectors, pressKey, typeIntoElement, typeIntoFocused } from "./typing.js";
 import { appIdentity } from "./app-identity.js";
 import {
   assertAppiumSession,
@@ -96,8 +96,14 @@ export function appiumAdapter(
             }
           : {}),
         tap,
-        // A field is focused by tapping it; typing goes to the session's active element (./typing.ts).
-        async fill({ point, text }) {
+        // A field the selectors name is typed into as an element; any other is focused by tapping it, and
+        // typing goes to the session's active element (./typing.ts).
+        async fill({ point, text, selectors = [] }) {
+          if (selectors.length) {
+            await assertNativeContext(driver, need);
+            const id = await fieldBySelectors(driver, selectors);
+            if (id) return typeIntoElement(driver, { id, text });
+          }
           await tap(point);
           await typeIntoFocused(driver, text);
         },

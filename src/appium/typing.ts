@@ -17,7 +17,7 @@ import { scrubLiterals } from "../core/ground/literal-scrub.js";
 import { redact } from "../core/ground/secrets.js";
 import { reason } from "./readings.js";
 import type { AppiumSession } from "./session.js";
-import { W3C_ELEMENT_KEY } from "./element-at.js";
+import { nativeElementAt, W3C_ELEMENT_KEY } from "./element-at.js";
 /** android.view.KeyEvent codes `mobile: pressKey` takes. */
 const ANDROID_KEYCODES: Record<Exclude<PressKey, "back">, number> = { enter: 66, tab: 61 };
 
@@ -68,12 +68,39 @@ async function sendMasked(driver: AppiumSession, id: string, text: string): Prom
 /** Clear the focused field and type `text` into it, masked in every log. The text appears in no error. */
 export async function typeIntoFocused(driver: AppiumSession, text: string): Promise<void> {
   const id = await activeElement(driver, "Typing a value");
+  await typeIntoElement(driver, { id, text, what: "the focused field" });
+}
+
+/**
+ * Clear the field `id` and type `text` into it, masked in every log: W3C Element Clear and Element Send
+ * Keys, which focus the element themselves (XCUITest taps it for keyboard focus first, chromedriver focuses
+ * it), as a hand-written `setValue` types. The text appears in no error.
+ */
+export async function typeIntoElement(
+  driver: AppiumSession,
+  { id, text, what = "the field" }: { id: string; text: string; what?: string },
+): Promise<void> {
   try {
     await driver.elementClear!(id);
     await sendMasked(driver, id, text);
   } catch (error) {
-    throw new DeviceError(`Typing a value into the focused field failed: ${withoutText(error, text)}`);
+    throw new DeviceError(`Typing a value into ${what} failed: ${withoutText(error, text)}`);
   }
+}
+
+/**
+ * The id of the field the selectors name (the first the driver finds exactly once, as `find` chooses,
+ * ./element-at.ts); `undefined` when none does, the session has no element lookup, or the lookup fails,
+ * so the caller focuses the field by tapping it instead.
+ */
+export async function fieldBySelectors(
+  driver: AppiumSession,
+  selectors: readonly string[],
+): Promise<string | undefined> {
+  if (!selectors.length || typeof driver.elementClear !== "function") return undefined;
+  const found = await nativeElementAt(driver, [...selectors]).catch(() => null);
+  const id = (found as { elementId?: unknown } | null)?.elementId;
+  return typeof id === "string" && id ? id : undefined;
 }
 
 /** Send keys (a key's character, e.g. "\n") to the focused element without clearing it. */

@@ -91,7 +91,8 @@ export interface DoubleScript {
   elements?: Record<string, Rect | Error | Rect[]>;
   /**
    * An app under test (./login-app.ts) that answers screenshots, the page source, taps, the active
-   * element, Element Clear / Send Keys, W3C Back and `mobile: pressKey` (UiAutomator2) for `ai.act`.
+   * element, its fields by id (Find Elements), Element Clear / Send Keys, W3C Back and `mobile: pressKey`
+   * (UiAutomator2) for `ai.act`.
    */
   app?: LoginApp;
 }
@@ -308,6 +309,8 @@ export class AppiumDriverDouble implements AppiumSession {
   /** `driver.$$(selector)`: every element the selector finds (a list of rects in `elements` is several). */
   readonly $$ = (async (selector: string) => {
     this.calls.push(`$$ ${selector}`);
+    const fields = this.script.app?.fieldsFound(selector);
+    if (fields?.length) return fields.map((elementId) => ({ selector, elementId, parent: this }));
     const found = this.script.elements?.[selector];
     if (!found) return [];
     const list = Array.isArray(found) ? found : [found];

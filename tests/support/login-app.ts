@@ -109,6 +109,16 @@ export class LoginApp {
     this.loadingLeft = this.variant.loadingShots ?? 3;
   }
 
+  /**
+   * The fields W3C Find Elements finds by id, as element ids: UiAutomator2's `id` strategy matches the
+   * `resource-id` (`id=com.shop:id/email`), XCUITest's `accessibility id` the `name` (`~email`).
+   */
+  fieldsFound(selector: string): string[] {
+    const id =
+      this.platform === "android" ? selector.match(/^id=com\.shop:id\/(.+)$/)?.[1] : selector.match(/^~(.+)$/)?.[1];
+    return id === "email" || id === "password" ? [`field-${id}`] : [];
+  }
+
   /** The focused field's element id, as `GET /element/active` answers; none when no field has focus. */
   activeElement(): string | undefined {
     return this.focused && `field-${this.focused}`;

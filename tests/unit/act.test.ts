@@ -107,6 +107,21 @@ async function expectGreyAtEmail(png: Buffer): Promise<void> {
   expect([...data.subarray(at, at + 3)]).toEqual([128, 128, 128]);
 }
 
+/** How each Element Clear's field was reached: by its id (Find Elements) or as the field a tap focused. */
+function howFilled(calls: string[]): string[] {
+  return calls.flatMap((call, i) =>
+    call.startsWith("elementClear ")
+      ? [
+          calls[i - 1] === "getActiveElement"
+            ? "focused by a tap"
+            : calls[i - 1]?.startsWith("$$ ")
+              ? "by id"
+              : calls[i - 1]!,
+        ]
+      : [],
+  );
+}
+
 /** Where the double's app (`com.example.shop`, docs/storage.md "Projects and apps") keeps its acts. */
 const ACTS = ["_ai_", "apps", "com.example.shop", "acts"];
 
@@ -163,6 +178,45 @@ describe.each(PHONES)("ai.act on $name", ({ name, api }) => {
     // (the one screenshot is the device's description at the call's start).
     expect(again.driver.count("takeScreenshot")).toBe(1);
     await expectNoValues([learned, replayed]);
+  });
+
+  test("a replay types into each field found by its stored id, with no focusing tap; the learn tapped to focus", async () => {
+    configure({ decide: plan, complete: judge });
+    const first = session(name);
+    await api.act(asBrowser(first.driver), GOAL, { values: VALUES });
+    expect(howFilled(first.driver.calls)).toEqual(["focused by a tap", "focused by a tap"]);
+    const again = session(name);
+    expect((await api.act(asBrowser(again.driver), GOAL, { values: VALUES })).outcome).toBe("replayed");
+    expect(howFilled(again.driver.calls)).toEqual(["by id", "by id"]);
+    expect(again.driver.count("getActiveElement")).toBe(0);
+    // The switch and the button are tapped: two W3C taps, none for the fields.
+    expect(again.driver.actions).toHaveLength(2);
+    expect(again.app.signedIn).toEqual({ ...VALUES, remember: false, country: "Germany" });
+  });
+
+  test("a replayed fill that a key press follows keeps its focusing tap, so the key reaches that field", async () => {
+    let pressed = false;
+    configure({
+      decide: (r: AiRequestOf<"decide">): AiAnswers["decide"] => {
+        const email = r.controls.find((c) => c.role === "field" && /email/i.test(c.label));
+        if (pressed || email?.holds === "(empty)") return plan(r);
+        pressed = true;
+        return {
+          choices: [{ action: "press", key: "enter", probability: 0.9 }],
+          reason: "next",
+          model: SCRIPTED_MODEL,
+        };
+      },
+      complete: judge,
+    });
+    const first = session(name);
+    const learned = await api.act(asBrowser(first.driver), GOAL, { values: VALUES });
+    expect(learned.steps.map((s) => s.action)).toEqual(["fill", "press", "fill", "setChecked", "tap"]);
+    const again = session(name);
+    expect((await api.act(asBrowser(again.driver), GOAL, { values: VALUES })).outcome).toBe("replayed");
+    expect(howFilled(again.driver.calls)).toEqual(["focused by a tap", "by id"]);
+    // UiAutomator2's `mobile: pressKey` with KEYCODE_ENTER; XCUITest a typed "\n" to the focused field.
+    expect(again.app.keys).toEqual([name === "android" ? "66" : "enter"]);
   });
 
   test("a replay waits out a loading screen before its first step instead of failing", async () => {

@@ -189,6 +189,12 @@ export interface FillInput {
   point: Point;
   /** Typed verbatim; a secret to every sink. */
   text: string;
+  /**
+   * Selectors naming the field by its stored identity (`id=<resource-id>` on Android, `~<name>` on iOS),
+   * when the caller has them: a session may type into the element the first of them finds exactly once
+   * (W3C Element Clear and Send Keys focus it) instead of tapping `point`; else it taps `point` to focus it.
+   */
+  selectors?: readonly string[];
 }
 
 /** A key {@link DeviceSession.pressKey} presses. */

@@ -56,7 +56,15 @@ function idSelectors(nodes: PageNode[], node: PageNode, platform: Platform): str
       : undefined;
   };
   const id = unique(ID_ATTRIBUTES[platform]);
-  if (platform === "ios") return id !== undefined ? [`~${id}`] : [];
+  if (platform === "ios") return id !== undefined ? [idSelector(id, platform)] : [];
   const description = unique(TEXT_ATTRIBUTES.android[1]!);
-  return [...(id !== undefined ? [`id=${id}`] : []), ...(description !== undefined ? [`~${description}`] : [])];
+  return [
+    ...(id !== undefined ? [idSelector(id, platform)] : []),
+    ...(description !== undefined ? [`~${description}`] : []),
+  ];
+}
+
+/** The selector of an element by its id attribute: `id=<resource-id>` (W3C `id`) on Android, `~<name>` on iOS. */
+export function idSelector(id: string, platform: Platform): string {
+  return platform === "ios" ? `~${id}` : `id=${id}`;
 }

@@ -3,7 +3,8 @@
  * taps, typing a named value, clearing, checking, choosing an option, a key, a scroll; each within
  * {@link ACTION_LIMIT_MS} and the call's deadline. A value's text goes to the device only.
  */
-import { centreOf, type ObservedControl } from "../../device/controls.js";
+import { centreOf, type ControlIdentity, type ObservedControl } from "../../device/controls.js";
+import { idSelector } from "../../device/node-locator.js";
 import { scrollRegion, swipeFor } from "../../device/swipe-geometry.js";
 import { limitedSignal, untilAborted } from "../../ground/deadline.js";
 import { ElementNotFoundError, TimeoutError } from "../../ground/errors.js";
@@ -25,6 +26,8 @@ export interface ActOn {
   /** Where to act, in screenshot pixels. */
   point: Point;
   checked?: boolean | undefined;
+  /** Its identity, when it was found in the page source now (not by its crop). */
+  identity?: ControlIdentity;
 }
 
 /** What {@link performStep} needs besides the call. */
@@ -32,12 +35,17 @@ export interface Perform {
   values: Readonly<Record<string, string>>;
   /** The option with this label on the screen now, once a select is open. */
   findOption: (label: string) => Promise<ObservedControl | undefined>;
+  /**
+   * Type a fill into the field found by its id, with no focusing tap (a replay, whose next step is known
+   * not to press a key: a key goes to the focused field, which only the tap is sure to leave focused).
+   */
+  fillById?: boolean;
 }
 
 /** The control as a step acts on it. */
 export function actOn(control: ObservedControl): ActOn {
   const { role, label, checked } = control.control;
-  return { role, label, bounds: control.bounds, point: centreOf(control.bounds), checked };
+  return { role, label, bounds: control.bounds, point: centreOf(control.bounds), checked, identity: control.identity };
 }
 
 /** Run `work` within the action limit and the call's deadline. */
@@ -68,7 +76,9 @@ export async function performStep(
       return what;
     case "fill": {
       const text = perform.values[step.value!]!;
-      await limited(call, what, () => call.fill({ point: on!.point, text }));
+      const id = perform.fillById ? on!.identity?.id : undefined;
+      const selectors = id !== undefined ? [idSelector(id, call.device.platform)] : undefined;
+      await limited(call, what, () => call.fill({ point: on!.point, text, selectors }));
       return what;
     }
     case "clear":

@@ -49,6 +49,7 @@ export async function replaySteps(
     const what = await performStep(call, step, on, {
       values: loop.params.values,
       findOption: (label) => findOption(loop, label),
+      fillById: steps[index + 1]?.action !== "press",
     });
     attempt(loop, { outcome: "done", reason: `replayed: ${what}` });
     if (step.action === "fill" && step.control) loop.filled.set(identityKey(step.control.identity), step.value!);
