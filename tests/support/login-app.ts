@@ -37,6 +37,14 @@ export interface LoginVariant {
   startLoading?: number;
   /** Screenshots the loading state lasts. */
   loadingShots?: number;
+  /** The email and password fields look alike while empty (one colour, one pattern): only their hints differ. */
+  lookalikeFields?: boolean;
+  /** The whole form is this many units lower (a moved form). */
+  formShift?: number;
+  /** The email and password fields alone are this many units lower, the password field over the switch's top. */
+  fieldsShift?: number;
+  /** The email and password fields have new ids (`field_1`, `field_2`: a rebuilt form). */
+  rebuiltFields?: boolean;
 }
 
 export const COUNTRIES = ["Germany", "France", "Japan"];
@@ -77,12 +85,14 @@ export class LoginApp {
     if (this.screen === "loading") return [{ key: "progress", rect: this.r(176, 400, 40, 40) }];
     if (this.screen === "done") return [{ key: "continue", rect: this.r(40, 500, 313, 50) }];
     const shift = this.variant.signInShift ?? 0;
+    const form = this.variant.formShift ?? 0;
+    const fields = form + (this.variant.fieldsShift ?? 0);
     const list: Widget[] = [
-      { key: "email", rect: this.r(20, 150, 353, 50) },
-      { key: "password", rect: this.r(20, 220, 353, 50) },
-      { key: "remember", rect: this.r(20, 290, 353, 44) },
-      { key: "country", rect: this.r(20, 350, 353, 44) },
-      { key: "signIn", rect: this.r(40, 560 + shift, 313, 50) },
+      { key: "email", rect: this.r(20, 150 + fields, 353, 50) },
+      { key: "password", rect: this.r(20, 220 + fields, 353, 50) },
+      { key: "remember", rect: this.r(20, 290 + form, 353, 44) },
+      { key: "country", rect: this.r(20, 350 + form, 353, 44) },
+      { key: "signIn", rect: this.r(40, 560 + form + shift, 313, 50) },
     ];
     if (this.open) {
       COUNTRIES.forEach((option, i) => list.push({ key: "option", option, rect: this.r(40, 400 + i * 44, 313, 40) }));
@@ -116,7 +126,13 @@ export class LoginApp {
   fieldsFound(selector: string): string[] {
     const id =
       this.platform === "android" ? selector.match(/^id=com\.shop:id\/(.+)$/)?.[1] : selector.match(/^~(.+)$/)?.[1];
-    return id === "email" || id === "password" ? [`field-${id}`] : [];
+    const field = (["email", "password"] as const).find((key) => this.fieldId(key) === id);
+    return field ? [`field-${field}`] : [];
+  }
+
+  /** A field's id in the page source (`resource-id` after the package, XCUITest `name`). */
+  fieldId(key: "email" | "password"): string {
+    return this.variant.rebuiltFields ? (key === "email" ? "field_1" : "field_2") : key;
   }
 
   /** The focused field's element id, as `GET /element/active` answers; none when no field has focus. */
@@ -159,12 +175,12 @@ export class LoginApp {
       switch (key) {
         case "email":
           return node(
-            `class="android.widget.EditText" ${id("email")} text="${esc(this.email || "Email")}" hint="Email" clickable="true" focused="${this.focused === "email"}"`,
+            `class="android.widget.EditText" ${id(this.fieldId("email"))} text="${esc(this.email || "Email")}" hint="Email" clickable="true" focused="${this.focused === "email"}"`,
             rect,
           );
         case "password":
           return node(
-            `class="android.widget.EditText" ${id("password")} text="${this.password ? "•".repeat(this.password.length) : "Password"}" hint="Password" password="true" clickable="true" focused="${this.focused === "password"}"`,
+            `class="android.widget.EditText" ${id(this.fieldId("password"))} text="${this.password ? "•".repeat(this.password.length) : "Password"}" hint="Password" password="true" clickable="true" focused="${this.focused === "password"}"`,
             rect,
           );
         case "remember":
@@ -212,11 +228,15 @@ export class LoginApp {
     const parts = this.widgets().map(({ key, rect, option }) => {
       switch (key) {
         case "email":
-          return el("TextField", `name="email" value="${esc(this.email || "Email")}" placeholderValue="Email"`, rect);
+          return el(
+            "TextField",
+            `name="${this.fieldId("email")}" value="${esc(this.email || "Email")}" placeholderValue="Email"`,
+            rect,
+          );
         case "password":
           return el(
             "SecureTextField",
-            `name="password" value="${this.password ? "•".repeat(this.password.length) : "Password"}" placeholderValue="Password"`,
+            `name="${this.fieldId("password")}" value="${this.password ? "•".repeat(this.password.length) : "Password"}" placeholderValue="Password"`,
             rect,
           );
         case "remember":
@@ -266,11 +286,13 @@ export class LoginApp {
       ];
       // Stripes whose count depends on the widget (and its typed length), so every crop is its own.
       const typed = key === "email" ? this.email.length : key === "password" ? this.password.length : 0;
-      const stripes = Array.from({ length: 2 + ((i + typed + (option?.length ?? 0)) % 5) }, (_, s) => {
+      const alike = this.variant.lookalikeFields && (key === "email" || key === "password");
+      const stripes = Array.from({ length: 2 + (((alike ? 0 : i) + typed + (option?.length ?? 0)) % 5) }, (_, s) => {
         const sx = x + Math.round(((s + 1) * w) / 8);
         return `<rect x="${sx}" y="${y + Math.round(h / 4)}" width="${Math.max(2, Math.round(w / 24))}" height="${Math.round(h / 2)}" fill="#ffffff"/>`;
       }).join("");
-      return `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="${colours[key]}"/>${stripes}`;
+      const fill = alike ? colours.email : colours[key];
+      return `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="${fill}"/>${stripes}`;
     });
     const title = this.screen === "done" ? "#065f46" : "#1f2937";
     const titleRect = this.r(20, 80, 200, 30);

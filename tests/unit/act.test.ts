@@ -240,6 +240,34 @@ describe.each(PHONES)("ai.act on $name", ({ name, api }) => {
     expect(logs.at(-1)?.detail).toMatch(/found by its crop/);
   });
 
+  test("a moved, rebuilt form whose empty fields look alike replays, each field told by its hint", async () => {
+    configure({ decide: plan, complete: judge });
+    await api.act(asBrowser(session(name, { lookalikeFields: true }).driver), GOAL, { values: VALUES });
+    const calls = channel.count();
+    const moved = session(name, { lookalikeFields: true, formShift: 30, rebuiltFields: true });
+    const result = await api.act(asBrowser(moved.driver), GOAL, { values: VALUES, timeout: 20_000 });
+    expect(result).toMatchObject({ outcome: "replayed", aiCalls: 0 });
+    expect(channel.count()).toBe(calls);
+    expect(moved.app.signedIn).toEqual({ ...VALUES, remember: false, country: "Germany" });
+    const notes = JSON.stringify(logs.at(-1)?.detail);
+    expect(notes).toMatch(
+      /fill \\"Email\\" with value email\\": found by its crop, which matched 2 places; the one where the page source shows a field \\"Email\\"/,
+    );
+  });
+
+  test("a crop that matches only a field of another label is not typed into: the step fails instead", async () => {
+    configure({ decide: plan, complete: judge });
+    await api.act(asBrowser(session(name, { lookalikeFields: true }).driver), GOAL, { values: VALUES });
+    // The fields alone moved, the password field now over the switch's top: its crop matches only the filled
+    // email field, which looks as the empty fields do.
+    const moved = session(name, { lookalikeFields: true, fieldsShift: 30, rebuiltFields: true });
+    await expect(api.act(asBrowser(moved.driver), GOAL, { values: VALUES, timeout: 20_000 })).rejects.toThrow(
+      /step 2 \(fill "Password" with value password\) found no control/,
+    );
+    expect(moved.app.email).toBe(VALUES.email);
+    expect(moved.app.password).toBe("");
+  });
+
   test("a removed control fails naming its step, and heals with autoHeal", async () => {
     configure({ decide: plan, complete: judge });
     await api.act(asBrowser(session(name).driver), GOAL, { values: VALUES });

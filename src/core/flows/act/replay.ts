@@ -3,7 +3,7 @@
  * its identity in the page source, else by its crop on the screenshot (a moved control), waiting
  * as a tap waits (src/core/flows/shared/stored-screen.ts tells a loading screen from a changed one).
  */
-import { centreOf, findControl, identityKey, type ObservedControl } from "../../device/controls.js";
+import { centreOf, findControl, identityKey, type Observation, type ObservedControl } from "../../device/controls.js";
 import { contains, type Point, type Rect } from "../../ground/geometry.js";
 import { decode, type RawImage } from "../../pixels/image-decode.js";
 import { systemBarMasks } from "../../pixels/masks.js";
@@ -102,20 +102,9 @@ async function findStepControl(
   /** The places the crop matched on the last screenshot, when it matched more than one. */
   let ambiguous: Rect[] | undefined;
   const polled = await pollForMatch(call, poll, async (png) => {
-    const byIdentity = await identityNow(loop, step);
-    if (byIdentity) return { matched: true, value: actOn(byIdentity) as ActOn | undefined };
-    const search = await searchMoved(await decode(png), crop, control.crop, call.device, CROP_VERDICT);
-    ambiguous = search.kind === "ambiguous" ? search.rects : undefined;
-    if (search.kind !== "unique") return { matched: false, value: undefined };
-    const { rect, shift } = search;
-    call.note(
-      `step "${describeStep(step, control.label)}": found by its crop ${shift.dx}, ${shift.dy} px off its place`,
-    );
-    const point = shifted(control.point, shift);
-    const moved: ActOn = { role: control.role, label: control.label, bounds: rect, point };
-    // A toggle found by its crop takes its state from the control of its role under the point, if any.
-    if (step.action === "setChecked") moved.checked = (await controlAt(loop, point, control.role))?.control.checked;
-    return { matched: true, value: moved };
+    const look = await lookOnce(loop, { step, crop, png });
+    ambiguous = look.ambiguous;
+    return look.on ? { matched: true, value: look.on } : { matched: false, value: undefined };
   });
   if (polled.matched) return { on: polled.value! };
   const byCrop = ambiguous
@@ -129,6 +118,59 @@ async function findStepControl(
   const observation = await observeNow(call, observeContext(loop)).catch(() => undefined);
   const screenshot = observation ? await withFilledFieldsPainted({ png: polled.png }, observation) : polled.png;
   return { mismatch: { text, healable: true, ended: polled.ended, screenshot } };
+}
+
+/** What one screenshot showed of a step's control: where to act, or the places its crop matched when several. */
+interface Look {
+  on?: ActOn;
+  ambiguous?: Rect[];
+}
+
+/**
+ * Look for the step's control on one screenshot: by its identity in the page source, else by its crop.
+ * Where the page source shows controls of the step's role and label, the crop counts only at their
+ * places: a rebuilt form's look-alike empty fields (only their hints differ) are told apart by it, and
+ * a crop that matched only another field is not acted on.
+ */
+async function lookOnce(
+  loop: Loop,
+  { step, crop, png }: { step: ActStep; crop: RawImage; png: Buffer },
+): Promise<Look> {
+  const { call } = loop;
+  const control = step.control!;
+  const observation = await observeNow(call, observeContext(loop)).catch(() => undefined);
+  const byIdentity = observation && findControl(observation, control.identity);
+  if (byIdentity) return { on: actOn(byIdentity) };
+  const search = await searchMoved(await decode(png), crop, control.crop, call.device, CROP_VERDICT);
+  const places = search.kind === "unique" ? [search.rect] : search.kind === "ambiguous" ? search.rects : [];
+  const labelled = sameRoleAndLabel(observation, control);
+  if (labelled.length && places.length) {
+    const at = labelled.filter((c) => places.some((rect) => contains(rect, centreOf(c.bounds))));
+    if (at.length !== 1) return { ambiguous: search.kind === "ambiguous" ? places : undefined };
+    const where = `the page source shows a ${control.role} "${control.label}"`;
+    call.note(
+      `step "${describeStep(step, control.label)}": found by its crop, ` +
+        (places.length === 1 ? `where ${where}` : `which matched ${places.length} places; the one where ${where}`),
+    );
+    return { on: actOn(at[0]!) };
+  }
+  if (search.kind !== "unique") return { ambiguous: search.kind === "ambiguous" ? search.rects : undefined };
+  const { rect, shift } = search;
+  call.note(`step "${describeStep(step, control.label)}": found by its crop ${shift.dx}, ${shift.dy} px off its place`);
+  const point = shifted(control.point, shift);
+  const moved: ActOn = { role: control.role, label: control.label, bounds: rect, point };
+  // A toggle found by its crop takes its state from the control of its role under the point, if any.
+  if (step.action === "setChecked") moved.checked = (await controlAt(loop, point, control.role))?.control.checked;
+  return { on: moved };
+}
+
+/** The observed controls of the stored control's role and (non-empty) label. */
+function sameRoleAndLabel(
+  observation: Observation | undefined,
+  { role, label }: { role: string; label: string },
+): ObservedControl[] {
+  if (!observation || !label) return [];
+  return observation.controls.filter((c) => c.control.role === role && c.control.label === label);
 }
 
 /** `at (x, y) 120x40, at (x, y) 120x40`: where a crop matched. */
