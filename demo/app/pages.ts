@@ -22,7 +22,9 @@ export type Screen = (typeof SCREENS)[number];
  * Checkout "Pay now" in its place (tests/e2e/changed-elements.test.ts). The transfer variants
  * (tests/e2e/transfer.test.ts): `stretched` sizes Checkout by the viewport (44vw x 6vh: 173x51
  * points on an iPhone 15, 165x40 on an iPhone SE, so its shape changes with the screen's);
- * `dialog` draws a modal dialog over the cart, Checkout still in the page under it.
+ * `dialog` draws a modal dialog over the cart, Checkout still in the page under it. `ionic` is of the promo
+ * screen only: its form as an Ionic app draws it (tests/plugin/find.test.ts), the toolbar's title saying
+ * "Promo code" above an input whose label says "Promo code" too (ion-input's label wraps its native input).
  */
 export const VARIANTS = [
   "default",
@@ -35,6 +37,7 @@ export const VARIANTS = [
   "renamed",
   "stretched",
   "dialog",
+  "ionic",
 ] as const;
 export type Variant = (typeof VARIANTS)[number];
 
@@ -122,7 +125,7 @@ export function renderPage(screen: Screen, options: PageOptions, css: string): s
     cart: () => cart(options, query),
     checkout: () => checkout(query),
     confirmation: () => confirmation(options, query),
-    promo: () => promo(query),
+    promo: () => promo(options, query),
   };
   const body = bodies[screen]();
   const titles: Record<Screen, string> = {
@@ -276,11 +279,16 @@ function confirmation({ seed }: PageOptions, query: string): string {
 }
 
 /** A form: a "Promo code" field and an Apply button; Apply shows the code typed in `promo-result`. */
-function promo(query: string): string {
-  return `${appBar("Discounts", `/cart?${query}`)}<main>
+function promo({ variant }: PageOptions, query: string): string {
+  const input = (placeholder: string) =>
+    `<input class="field" id="promo-input" name="promo" data-testid="promo-input"${placeholder} autocomplete="off">`;
+  const form =
+    variant === "ionic"
+      ? `<label class="field-label ionic-input"><span class="label-text">Promo code</span>\n${input("")}</label>`
+      : `<label class="field-label" for="promo-input">Have a code?</label>\n${input(' placeholder="Promo code"')}`;
+  return `${appBar(variant === "ionic" ? "Promo code" : "Discounts", `/cart?${query}`)}<main>
 <div class="card promo-form" data-testid="promo-form">
-<label class="field-label" for="promo-input">Have a code?</label>
-<input class="field" id="promo-input" name="promo" data-testid="promo-input" placeholder="Promo code" autocomplete="off">
+${form}
 </div>
 <button class="button" type="button" data-testid="apply-button" onclick="document.querySelector('[data-testid=promo-result]').textContent = 'Applied: ' + document.getElementById('promo-input').value">Apply</button>
 <p class="promo-result" data-testid="promo-result"></p>

@@ -83,6 +83,8 @@ export {
   typeIntoFocused,
   typeIntoElement,
   fieldBySelectors,
+  domPageSource,
+  type DomSourceOptions,
   clearFocused,
   keysToFocused,
   type AppiumSession,

@@ -12,3 +12,4 @@ export * from "./adapter.js";
 export * from "./element-rects.js";
 export * from "./element-at.js";
 export * from "./typing.js";
+export * from "./dom-page-source.js";

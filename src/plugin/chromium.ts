@@ -7,6 +7,7 @@ import type { DeviceAdapter, DeviceDescription, DeviceSession, Platform } from "
 import { DeviceError } from "../core/ground/errors.js";
 import type { Point, Rect } from "../core/ground/geometry.js";
 import {
+  domPageSource,
   elementMatches,
   elementRects,
   orientationOf,
@@ -105,6 +106,12 @@ export function chromiumAdapter(platform: Platform): DeviceAdapter {
         async appIdentity() {
           const host = await session.execute("return location.hostname;", []);
           return typeof host === "string" && host ? host : undefined;
+        },
+        // The DOM in the platform's page-source shape: the page-source rung of a first learn, act's observation
+        // and the heal ladder's accessibility rung read a web page as a native one.
+        pageSource() {
+          if (!bounds) throw new DeviceError("pageSource before describe: the engine describes a session first.");
+          return domPageSource(session, { platform, scale });
         },
         // Selector masks and toSatisfy's selector: chromedriver's find-element and rect commands.
         async elementRects(targets) {

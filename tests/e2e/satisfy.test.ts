@@ -1,7 +1,7 @@
 /**
  * `toSatisfy` end to end on the real Appium rig (docs/api.md, "Semantic assertions"), on an
  * Android and an iOS profile: the evidence is the demo page's accessibility tree as the rig serves
- * it (rig/rig-adapter.ts domPageSource), and gemini() talks HTTP to the Gemini wire double, whose
+ * it (domPageSource, src/appium/dom-page-source.ts), and gemini() talks HTTP to the Gemini wire double, whose
  * satisfy answers come from this file's script (the double is not a model; its answers name it).
  */
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";

@@ -9,7 +9,7 @@
  */
 import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { galaxyS23, pixel7, type PhoneProfile } from "../../rig/profiles.js";
+import { galaxyS23, iphone15, pixel7, type PhoneProfile } from "../../rig/profiles.js";
 import type { Rig, RigSession } from "../../rig/session.js";
 import { runPythonClient, startPluginServer, type PluginServer } from "../support/plugin-server.js";
 import type { LogEntry } from "../../src/core/ground/log.js";
@@ -124,6 +124,33 @@ test("python3-selenium: find_element('-tapshot', ...) answers an element send_ke
   expect(report.missing_elements).toBe(0);
   const device = (await serverCalls()).filter((c) => c.api === "find" && c.device.startsWith("samsung"));
   const field = device.filter((c) => c.prompt === FIELD).map((c) => [c.outcome, c.aiCalls > 0]);
-  expect(field[0]).toEqual(["learned", true]);
+  // The field's placeholder says "Promo code" and no other field does: learned from the page source, no model call.
+  expect(field[0]).toEqual(["learned", false]);
   expect(field.slice(1).every(([outcome, asked]) => outcome === "replayed" && !asked)).toBe(true);
+}, 300_000);
+
+test("python3-selenium on an Ionic form whose title says the field's label: the field is learned from the page source, with no model call", async () => {
+  // The issue's form: OCR reads "Promo code" twice (the toolbar's title and the field's label) and would not
+  // guess; the page source (the DOM in the platform's shape) names one field saying it.
+  const profile = iphone15;
+  const page = rig.demo.pageUrl("promo", {
+    variant: "ionic",
+    seed: 4,
+    bars: { ...profile.bars, platform: profile.platform },
+  });
+  const before = (await serverCalls().catch(() => [])).length;
+  const report = await runPythonClient<FindReport>(server, {
+    script: "python_find.py",
+    profile,
+    capabilities: tapshotCaps(profile),
+    page,
+    timeout: 240_000,
+  });
+  expect(report).toMatchObject({ typed: "SAVE10", tag: "input", result: "Applied: TAKE5", elements: 1 });
+  const calls = (await serverCalls()).slice(before).filter((c) => c.api === "find" && c.prompt === FIELD);
+  expect(calls[0]).toMatchObject({ outcome: "learned", aiCalls: 0, models: ["page-source"] });
+  expect(calls[0]!.key).toMatch(/^apps\/127\.0\.0\.1\/locators\/ios\//);
+  expect(calls.slice(1).every((c) => c.outcome === "replayed" && c.aiCalls === 0)).toBe(true);
+  const record = JSON.parse(await readFile(join(storage, "_ai_", `${calls[0]!.key}.json`), "utf8"));
+  expect(record).toMatchObject({ model: "page-source" });
 }, 300_000);

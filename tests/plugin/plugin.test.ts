@@ -92,11 +92,11 @@ test("appium plugin install --source=local puts tapshot into an empty APPIUM_HOM
   expect(listed.tapshot.installPath).toBe(PROJECT_ROOT);
 });
 
-test("tapshot: tap learns with the server's OCR model, then replays with no model call", async () => {
+test("tapshot: tap learns from the page source that names the element, then replays with no model call", async () => {
   await phone.open("cart", { seed: 1 });
+  // The page's DOM, served as the platform's page source, holds one button saying "Checkout".
   const learned = await phone.driver.execute("tapshot: tap", { prompt: CHECKOUT });
-  expect(learned).toMatchObject({ outcome: "learned", aiCalls: expect.any(Number) });
-  expect((learned as { aiCalls: number }).aiCalls).toBeGreaterThan(0);
+  expect(learned).toMatchObject({ outcome: "learned", aiCalls: 0 });
   expect(await phone.currentScreen()).toBe("checkout");
 
   await phone.open("cart", { seed: 1 });
@@ -108,7 +108,7 @@ test("tapshot: tap learns with the server's OCR model, then replays with no mode
   expect(await readdir(join(storage, "_ai_", "apps", "127.0.0.1", "taps", "android"))).toEqual(["google-pixel-7_14"]);
   const calls = (await serverCalls()).filter((c) => c.api === "tap" && c.prompt === CHECKOUT);
   expect(calls.map((c) => [c.outcome, c.models])).toEqual([
-    ["learned", ["ocr:paddle-ppocrv4"]],
+    ["learned", ["page-source"]],
     ["replayed", []],
   ]);
 }, 90_000);
@@ -156,13 +156,14 @@ test("tapshot: satisfy judges the screen with the server's OCR model once, then 
   expect(value.stacktrace!.split("\n")[0]).toBe("tapshot-error-code: input");
 }, 90_000);
 
-test("tapshot: act reaches ai.act through the server; a Chromium session has no accessibility tree, and no value leaks", async () => {
+test("tapshot: act reaches ai.act through the server; the server's ocr() cannot choose its steps, and no value leaks", async () => {
   await phone.open("login", { seed: 1 });
   const values = { email: "plugin.ada@example.com", password: "Plugin-S3cret-pass" };
   const { status, value } = await executeOnWire(phone, "tapshot: act", { goal: "sign in", values, timeout: 20_000 });
-  // The plugin's Chromium adapter reads no page source (docs/plugin.md): ai.act says so before any step.
+  // The Chromium adapter serves the page's DOM as its page source, and act's first decision goes to the server's
+  // model, ocr(), which reads text and cannot choose steps: act says so before any step (docs/plugin.md).
   expect(status).toBeGreaterThanOrEqual(400);
-  expect(value.message).toMatch(/^ai\.act reads the screen's controls from the accessibility tree, .*no page source/);
+  expect(value.message).toMatch(/^ocr\(\) reads text and cannot choose ai\.act's steps/);
   expect(value.stacktrace!.split("\n")[0]).toMatch(/^tapshot-error-code: /);
   // Nothing was typed, and no value is in the answer, the results or the store.
   expect(await phone.driver.execute(() => (document.querySelector("#email") as HTMLInputElement).value)).toBe("");
@@ -188,14 +189,17 @@ test("a missing element reaches the client as a W3C error whose message is tapsh
   expect(logged.map((c) => c.outcome)).toEqual(["failed"]);
   expect(logged[0]!.detail).toContain(MISSING);
   expect(error.name).toBe("unknown error");
-  expect(error.message).toContain(logged[0]!.detail);
+  // The log's detail is the error's message followed by the call's notes (the page source did not decide it).
+  const [message, notes] = logged[0]!.detail!.split("; page source did not decide");
+  expect(notes).toBe(': no button saying "Gift wrapping"');
+  expect(error.message).toContain(message);
 
   // On the wire: W3C "unknown error" (WebdriverIO reads a 404 "no such element" as an answer, src/plugin/w3c-error.ts),
   // tapshot's message as is, tapshot's code opening the stack trace.
   const { status, value } = await executeOnWire(phone, "tapshot: tap", { prompt: MISSING, timeout: 20_000 });
   expect(status).toBe(500);
   expect(value.error).toBe("unknown error");
-  expect(value.message!.split("\n")[0]).toBe(logged[0]!.detail);
+  expect(value.message!.split("\n")[0]).toBe(message);
   expect(value.stacktrace!.split("\n")[0]).toBe("tapshot-error-code: not-found");
 }, 90_000);
 
