@@ -31,7 +31,7 @@ export interface DomSourceOptions {
  * phones), `aria-label` the content-desc / label, and an element the browser does not render
  * visibly (`checkVisibility` with `visibility: hidden`) is `displayed="false"` / `visible="false"`.
  * Form controls get the platform's classes, as `ai.act`'s observation reads them
- * (src/core/device/controls.ts): an `<input>` or `<textarea>` is a text field (`android.widget.EditText`
+ * (docs/api.md "ai.act"): an `<input>` or `<textarea>` is a text field (`android.widget.EditText`
  * with the typed text in `text` and the placeholder in `hint`, `password` for a password input;
  * `XCUIElementTypeTextField` / `SecureTextField` with the typed text, or else the placeholder, in
  * `value` and the placeholder in `placeholderValue`), a checkbox, `role="switch"` and a radio are
