@@ -121,6 +121,11 @@ export class Deadline {
   private readonly timer: NodeJS.Timeout;
   private readonly callerSignal: AbortSignal | undefined;
   private readonly onCallerAbort: () => void;
+  /**
+   * Set when the timer fired. Node's timers run on the monotonic clock, so one may fire a millisecond
+   * before `Date.now()` reaches {@link end}: the call is past its deadline all the same.
+   */
+  private timedOut = false;
 
   constructor(
     readonly timeoutMs: number,
@@ -129,10 +134,10 @@ export class Deadline {
   ) {
     this.end = Date.now() + timeoutMs;
     const controller = new AbortController();
-    this.timer = setTimeout(
-      () => controller.abort(new TimeoutError(`${what} did not finish within its ${timeoutMs} ms timeout.`)),
-      timeoutMs,
-    );
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      controller.abort(new TimeoutError(`${what} did not finish within its ${timeoutMs} ms timeout.`));
+    }, timeoutMs);
     this.timer.unref?.();
     this.callerSignal = callerSignal;
     this.onCallerAbort = () =>
@@ -144,7 +149,7 @@ export class Deadline {
 
   /** Milliseconds left, never negative. */
   remaining(): number {
-    return Math.max(0, this.end - Date.now());
+    return this.timedOut ? 0 : Math.max(0, this.end - Date.now());
   }
 
   /** The time at which `share` of what is left now will have passed. */
@@ -153,7 +158,7 @@ export class Deadline {
   }
 
   expired(): boolean {
-    return Date.now() >= this.end;
+    return this.timedOut || Date.now() >= this.end;
   }
 
   /** Throw the abort reason when the call was aborted or timed out. */
